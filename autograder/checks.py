@@ -1,0 +1,45 @@
+"""Public checks: the helper cell every notebook carries, and ``pdl check``."""
+
+from __future__ import annotations
+
+# Inserted verbatim into release and solution notebooks (students have no `pdl` import).
+CHECK_HELPER = '''\
+# Public checks (inserted by the course tools; do not edit).
+# Each @check function below runs when its cell runs and prints one line:
+# "ok" when it passes, "not yet" for an unimplemented function, "FAIL" with a hint otherwise.
+_PDL_CHECKS = {}
+
+
+def check(fn):
+    """Register a public check and run it now."""
+    _PDL_CHECKS[fn.__name__] = fn
+    doc = (fn.__doc__ or fn.__name__).strip().splitlines()[0]
+    try:
+        fn()
+    except NotImplementedError:
+        print(f"not yet  {doc}: implement the function first")
+    except Exception as exc:
+        print(f"FAIL     {doc}: {type(exc).__name__}: {exc}")
+    else:
+        print(f"ok       {doc}")
+    return fn
+'''
+
+
+def run_public_checks(notebook, assignment: str | None = None, timeout: float = 300) -> list:
+    """Execute a notebook (sandboxed, like grading) and return [(check, passed, message)]."""
+    from pathlib import Path
+
+    from autograder.grading import SandboxStudent, assignment_files, read_notebook
+
+    path = Path(notebook)
+    cells = read_notebook(path)
+    files = assignment_files(assignment) if assignment else {}
+    files[path.name] = path.read_bytes()
+    student = SandboxStudent(files, [c for c in cells if "figure" not in c[2]], timeout=timeout,
+                             call_timeout=timeout, memory_mb=4096)
+    try:
+        results = student.public_checks()
+    finally:
+        student.close()
+    return [(str(n), bool(p), str(m)) for n, p, m in results], student.errors

@@ -1,0 +1,133 @@
+"""The ``pdl`` command: generate, grade, check, validate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from autograder.sandbox import REPO
+
+
+def _config():
+    import course_config
+    return course_config
+
+
+def _assignments(ids, all_flag=False):
+    from autograder.source import all_assignments
+
+    known = all_assignments()
+    if all_flag or not ids:
+        return known
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        sys.exit(f"pdl: unknown assignment(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    return ids
+
+
+def cmd_generate(args) -> int:
+    from autograder.generate import generate
+
+    for aid in _assignments(args.ids, args.all):
+        changed = generate(aid, execute_solution=not args.no_execute, otter=not args.no_otter)
+        rel = [str(p.relative_to(REPO)) for p in changed]
+        print(f"{aid}: {len(rel)} file(s) written" + (": " + ", ".join(rel) if rel else ""))
+    return 0
+
+
+def cmd_grade(args) -> int:
+    from autograder.grading import format_report, grade
+
+    cfg = _config()
+    target = Path(args.submission)
+    paths = sorted(target.glob("**/*.ipynb")) if target.is_dir() else [target]
+    if not paths:
+        sys.exit(f"pdl: no .ipynb files under {target}")
+    reports = []
+    for path in paths:
+        report = grade(path, args.assignment, timeout=args.timeout or cfg.TIMEOUT_S,
+                       call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
+                       memory_mb=args.memory or cfg.MEMORY_MB)
+        reports.append(report)
+        print(format_report(report) if len(paths) == 1 else
+              f"{report.score:6g} / {report.max_score:g}  {path}" +
+              (f"   ({report.errors[0]})" if report.errors else ""))
+        if report.isolation == "process":
+            print("pdl: warning: Linux namespaces are not available here, so the student's code "
+                  "ran as a plain process that can read your files.", file=sys.stderr)
+    if args.json:
+        data = [r.to_dict() for r in reports]
+        Path(args.json).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2) + "\n")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from autograder.checks import run_public_checks
+    from autograder.grading import SubmissionError
+
+    try:
+        results, errors = run_public_checks(args.notebook, args.assignment)
+    except SubmissionError as exc:
+        print(f"Cannot read {args.notebook}: {exc}")
+        return 2
+    for name, passed, message in results:
+        print(f"{'ok  ' if passed else 'FAIL'}  {name}" + ("" if passed else f": {message}"))
+    for e in errors:
+        print(f"note: {e}")
+    passed = sum(p for _, p, _ in results)
+    print(f"\n{passed}/{len(results)} public checks pass." +
+          (" Public checks are a first test only; hidden tests use other inputs." if results else
+           " No public checks ran: did the notebook define any @check functions?"))
+    return 0 if passed == len(results) else 1
+
+
+def cmd_validate(args) -> int:
+    from autograder.validate import validate
+
+    ok = True
+    for aid in _assignments(args.ids, args.all):
+        ok &= validate(aid, otter=not args.no_otter)
+    return 0 if ok else 1
+
+
+def main(argv=None) -> int:
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    parser = argparse.ArgumentParser(prog="pdl", description="Physics of Deep Learning course tools.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("generate", help="build release/solution notebooks, hidden tests, otter zip, nbgrader source")
+    p.add_argument("ids", nargs="*", help="assignment ids (default: all)")
+    p.add_argument("--all", action="store_true")
+    p.add_argument("--no-execute", action="store_true", help="do not execute the solution notebook")
+    p.add_argument("--no-otter", action="store_true", help="skip the otter autograder zip")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("grade", help="grade a submitted notebook (or a folder of them)")
+    p.add_argument("submission")
+    p.add_argument("--assignment", required=True)
+    p.add_argument("--json", help="write the report(s) as JSON to this file")
+    p.add_argument("--timeout", type=float, help="seconds allowed for running the notebook")
+    p.add_argument("--call-timeout", type=float, help="seconds allowed for one function call")
+    p.add_argument("--memory", type=int, help="memory limit of the student's process, MB")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("check", help="run a notebook's public checks (for students)")
+    p.add_argument("notebook")
+    p.add_argument("--assignment", help="assignment id (to supply its data files)")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("validate", help="solution scores full marks, stub scores 0, nothing leaks")
+    p.add_argument("ids", nargs="*")
+    p.add_argument("--all", action="store_true")
+    p.add_argument("--no-otter", action="store_true", help="skip the otter parity run")
+    p.set_defaults(func=cmd_validate)
+
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

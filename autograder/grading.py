@@ -1,0 +1,330 @@
+"""Grade one submitted notebook: run it in a sandbox, run the hidden tests here.
+
+The hidden tests (pytest, ``grading_tests/<id>/``) run in this, the grader's, process.
+They reach the student's functions only through ``SandboxStudent``, which sends inputs to
+the student's process and receives plain data back; the reference and the comparison
+never leave this process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pytest
+
+from autograder import protocol
+from autograder.sandbox import REPO, Worker, WorkerDied, WorkerTimeout
+from autograder.testing import StudentError, points_of
+
+SKIP_TAGS = {"figure", "check"}  # cells the grader does not need to run
+MAX_RESTARTS = 3
+
+
+class SubmissionError(ValueError):
+    """The submission cannot be read as a notebook."""
+
+
+class GraderError(RuntimeError):
+    """The grader itself is broken (e.g. a hidden test does not import)."""
+
+
+@dataclass
+class TestResult:
+    name: str
+    points: float
+    max_points: float
+    passed: bool
+    message: str
+    detail: str = ""
+
+
+@dataclass
+class GradeReport:
+    assignment: str
+    submission: str
+    score: float = 0.0
+    max_score: float = 0.0
+    tests: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    version: str = ""
+    isolation: str = ""
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def write_json(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+
+
+def assignment_version(assignment: str) -> str:
+    digest = hashlib.sha256()
+    for path in sorted((REPO / "grading_tests" / assignment).glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def read_notebook(path: Path) -> list[tuple[int, str, set]]:
+    """The code cells of a notebook as (index, source, tags); SubmissionError if unreadable."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SubmissionError(f"cannot read the file: {exc.strerror}") from None
+    if not raw.strip():
+        raise SubmissionError("the notebook file is empty")
+    try:
+        nb = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SubmissionError(f"the notebook is not valid JSON ({exc}); re-download it from "
+                              "Jupyter with File > Save and submit that file") from None
+    if not isinstance(nb, dict):
+        raise SubmissionError("the file is JSON but not a notebook")
+    if nb.get("nbformat") == 3 or "worksheets" in nb:
+        try:
+            import nbformat  # only old notebooks pay for this import
+            nb = nbformat.convert(nbformat.from_dict(nb), 4)
+        except Exception as exc:  # noqa: BLE001
+            raise SubmissionError(f"cannot convert this nbformat 3 notebook: {exc}") from None
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise SubmissionError("the notebook has no list of cells")
+    out = []
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(s for s in source if isinstance(s, str))
+        if not isinstance(source, str):
+            raise SubmissionError(f"cell {index} has no readable source")
+        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        tags = meta.get("tags") if isinstance(meta.get("tags"), list) else []
+        out.append((index, source, {t for t in tags if isinstance(t, str)}))
+    return out
+
+
+class SandboxStudent:
+    """The student's functions, living in a sandboxed process; restarted after a crash."""
+
+    def __init__(self, files: dict[str, bytes], cells, *, timeout: float, call_timeout: float,
+                 memory_mb: int | None, hide=(), isolation: str | None = None):
+        self._files, self._cells = files, list(cells)
+        self._timeout, self._call_timeout = timeout, call_timeout
+        self._memory_mb, self._hide, self._isolation = memory_mb, hide, isolation
+        self._worker: Worker | None = None
+        self._bad_cells: set[int] = set()
+        self._restarts = 0
+        self._fatal = ""
+        self.errors: list[str] = []
+        self.cell_errors: list[dict] = []
+        self.isolation = ""
+
+    def _start(self) -> Worker:
+        if self._worker is not None:
+            return self._worker
+        if self._fatal:
+            raise StudentError("crashed", self._fatal)
+        while True:
+            if self._restarts > MAX_RESTARTS:
+                raise StudentError("crashed", "the notebook crashed too often; no more attempts")
+            worker = Worker(self._files, memory_mb=self._memory_mb, isolation=self._isolation,
+                            hide=self._hide)
+            self.isolation = worker.isolation
+            current = {"cell": None}
+            cells = [(i, s) for i, s, _ in self._cells if i not in self._bad_cells]
+            try:
+                worker.wait_ready(60)
+                errors = worker.run_cells(cells, self._timeout,
+                                          on_cell=lambda i: current.update(cell=i))
+            except (WorkerTimeout, WorkerDied, protocol.ProtocolError) as exc:
+                worker.close()
+                self._restarts += 1
+                cell = current["cell"]
+                what = "ran past the time limit" if isinstance(exc, WorkerTimeout) else f"stopped the notebook ({exc})"
+                if cell is None:
+                    self._fatal = f"the notebook could not start: {exc}"
+                    self.errors.append(self._fatal)
+                    raise StudentError("crashed", self._fatal) from None
+                self._bad_cells.add(cell)
+                self.errors.append(f"cell {cell} {what}; it is skipped and the rest is graded")
+                continue
+            if self._restarts == 0:  # report cell errors once, from the first full run
+                self.cell_errors = errors
+            self._worker = worker
+            return worker
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args, **kwargs):
+            worker = self._start()
+            msg = {"op": "call", "name": name, "args": protocol.encode(list(args)),
+                   "kwargs": protocol.encode(kwargs)}
+            try:
+                answer = worker.request(msg, self._call_timeout)
+            except WorkerTimeout:
+                self._drop_worker()
+                raise StudentError("timeout", f"{name} did not finish within {self._call_timeout:.0f} s") from None
+            except (WorkerDied, protocol.ProtocolError) as exc:
+                self._drop_worker()
+                raise StudentError("crashed", f"the notebook's process {exc} while running {name}") from None
+            status = answer.get("status")
+            if status == "ok":
+                try:
+                    return protocol.decode(answer.get("value"))
+                except (protocol.ProtocolError, ValueError, TypeError) as exc:
+                    raise StudentError("invalid", f"{name} returned unreadable data: {exc}") from None
+            raise StudentError(str(status), str(answer.get("message", status))[:1000])
+
+        return call
+
+    def public_checks(self) -> list:
+        worker = self._start()
+        answer = worker.request({"op": "checks"}, self._call_timeout)
+        return answer.get("value", []) if answer.get("status") == "ok" else []
+
+    def _drop_worker(self):
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+            self._restarts += 1
+
+    def close(self):
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+
+class _Unreadable:
+    """Stands in for a submission that could not be read: every call fails."""
+
+    def __init__(self, reason: str):
+        self._reason = reason
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args, **kwargs):
+            raise StudentError("invalid_notebook", self._reason)
+        return call
+
+
+def _describe(item) -> str:
+    doc = (getattr(item.function, "__doc__", None) or "").strip()
+    return doc.splitlines()[0] if doc else item.name
+
+
+def _reason(excinfo) -> tuple[str, str]:
+    """(message for the student, detail for the TA) from a failed test's exception."""
+    exc = excinfo.value
+    detail = f"{type(exc).__name__}: {exc}"[:2000]
+    if isinstance(exc, StudentError):
+        return str(exc), detail
+    if isinstance(exc, AssertionError):
+        first = (str(exc).strip().splitlines() or [""])[0]
+        if first and not first.startswith("assert "):
+            return first, detail
+        return "the result does not match the expected behaviour", detail
+    return "your function returned data of an unexpected type or shape", detail
+
+
+class _Collector:
+    def __init__(self, student):
+        self.student = student
+        self.results: list[TestResult] = []
+        self.collect_errors: list[str] = []
+
+    def pytest_configure(self, config):
+        config.pdl_student = self.student
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors.append(str(report.longrepr)[-2000:])
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        rep = outcome.get_result()
+        if rep.when == "call" or (rep.when == "setup" and not rep.passed):
+            pts = points_of(item.function)
+            desc = _describe(item)
+            if rep.passed:
+                self.results.append(TestResult(item.name, pts, pts, True, desc))
+            else:
+                msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
+                self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail))
+
+
+def run_hidden_tests(assignment: str, student) -> list[TestResult]:
+    test_dir = REPO / "grading_tests" / assignment
+    if not test_dir.is_dir():
+        raise GraderError(f"no hidden tests for {assignment!r} in {test_dir}; run `pdl generate {assignment}`")
+    collector = _Collector(student)
+    args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
+            "-p", "no:warnings", f"--rootdir={REPO}", "-o", "python_files=test_*.py"]
+    code = pytest.main(args, plugins=[collector])
+    if collector.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        raise GraderError(f"hidden tests of {assignment} failed to load:\n" + "\n".join(collector.collect_errors))
+    return collector.results
+
+
+def assignment_files(assignment: str) -> dict[str, bytes]:
+    """Data files shipped with the release (everything but the notebook)."""
+    folder = REPO / "assignments" / assignment
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*"))
+            if p.is_file() and p.suffix != ".ipynb"} if folder.is_dir() else {}
+
+
+def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: float = 60,
+          memory_mb: int | None = 4096, hide=(), isolation: str | None = None) -> GradeReport:
+    """Grade one notebook. Never raises for a bad submission: errors go into the report."""
+    start = time.monotonic()
+    path = Path(submission)
+    report = GradeReport(assignment=assignment, submission=str(path),
+                         version=assignment_version(assignment))
+    try:
+        cells = read_notebook(path)
+    except SubmissionError as exc:
+        report.errors.append(f"invalid notebook: {exc}")
+        student = _Unreadable(f"the notebook could not be read: {exc}")
+    else:
+        files = assignment_files(assignment)
+        files[f"{assignment}.ipynb"] = path.read_bytes()
+        student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],
+                                 timeout=timeout, call_timeout=call_timeout,
+                                 memory_mb=memory_mb, hide=tuple(hide) + (path.parent,),
+                                 isolation=isolation)
+    try:
+        report.tests = run_hidden_tests(assignment, student)
+    finally:
+        if isinstance(student, SandboxStudent):
+            student.close()
+            report.isolation = student.isolation
+            report.errors += student.errors
+            report.errors += [f"cell {e.get('cell')}: {e.get('error')}" for e in student.cell_errors
+                              if isinstance(e, dict)]
+    report.score = sum(t.points for t in report.tests)
+    report.max_score = sum(t.max_points for t in report.tests)
+    report.seconds = round(time.monotonic() - start, 2)
+    return report
+
+
+def format_report(report: GradeReport) -> str:
+    width = max([len(t.name) for t in report.tests] + [4])
+    lines = [f"{report.assignment}  {report.submission}", ""]
+    for t in report.tests:
+        mark = "PASS" if t.passed else "FAIL"
+        lines.append(f"  {mark}  {t.name:<{width}}  {t.points:g}/{t.max_points:g}")
+        if not t.passed:
+            lines.append(f"        {t.message}")
+    if report.errors:
+        lines.append("")
+        lines += [f"  note: {e}" for e in report.errors]
+    lines += ["", f"  total: {report.score:g} / {report.max_score:g}"]
+    return "\n".join(lines)

@@ -1,0 +1,192 @@
+"""Plain-data wire format between the grader and the student's process.
+
+Only JSON goes over the wire: scalars, strings, lists, string-keyed dicts, and tagged
+objects for tuples, complex numbers, numeric arrays and named functions. Nothing is ever
+unpickled, and nothing a student returns keeps its own methods: a value whose ``__eq__``
+or ``__array__`` lies is turned into numbers (the lie is then simply the student's
+answer) before the grader sees it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+
+import numpy as np
+
+MAX_DEPTH = 32
+MAX_BYTES = 64 * 2**20  # per message
+_NUMERIC_KINDS = "biufc"
+_ALLOWED_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                   "uint64", "float16", "float32", "float64", "complex64", "complex128"}
+
+
+class ProtocolError(ValueError):
+    """A message that is not valid plain data."""
+
+
+def _relu(u):
+    return np.maximum(u, 0.0)
+
+
+def _drelu(u):
+    return (np.asarray(u) > 0).astype(float)
+
+
+def _sigmoid(u):
+    return 1.0 / (1.0 + np.exp(-u))
+
+
+def _erf(u):
+    from scipy.special import erf
+    return erf(u)
+
+
+def _derf(u):
+    return 2.0 / np.sqrt(np.pi) * np.exp(-np.asarray(u) ** 2)
+
+
+# Functions a test may pass to a student's function, by name.
+FUNCTIONS = {
+    "identity": lambda u: np.asarray(u, dtype=float),
+    "one": lambda u: np.ones_like(np.asarray(u, dtype=float)),
+    "tanh": np.tanh,
+    "dtanh": lambda u: 1.0 / np.cosh(u) ** 2,
+    "relu": _relu,
+    "drelu": _drelu,
+    "erf": _erf,
+    "derf": _derf,
+    "sin": np.sin,
+    "cos": np.cos,
+    "sigmoid": _sigmoid,
+    "dsigmoid": lambda u: _sigmoid(u) * (1.0 - _sigmoid(u)),
+}
+
+
+class Fn:
+    """A named function that can cross the process boundary (see ``FUNCTIONS``)."""
+
+    def __init__(self, name: str):
+        if name not in FUNCTIONS:
+            raise KeyError(f"unknown function {name!r}; known: {sorted(FUNCTIONS)}")
+        self.name = name
+
+    def resolve(self):
+        return FUNCTIONS[self.name]
+
+    def __repr__(self):
+        return f"Fn({self.name!r})"
+
+
+def encode(obj, _depth: int = 0):
+    """Turn ``obj`` into JSON-able plain data, or raise ProtocolError."""
+    if _depth > MAX_DEPTH:
+        raise ProtocolError("value nested too deeply")
+    if obj is None or type(obj) in (bool, str):
+        return obj
+    if type(obj) is int:
+        return obj if abs(obj) < 2**63 else float(obj)
+    if type(obj) is float:
+        return obj if math.isfinite(obj) else {"__float__": repr(obj)}
+    if type(obj) is complex:
+        return {"__complex__": [encode(obj.real), encode(obj.imag)]}
+    if isinstance(obj, Fn):
+        return {"__fn__": obj.name}
+    if type(obj) is tuple:
+        return {"__tuple__": [encode(x, _depth + 1) for x in obj]}
+    if type(obj) is list:
+        return [encode(x, _depth + 1) for x in obj]
+    if type(obj) is dict:
+        if not all(type(k) is str for k in obj):
+            raise ProtocolError("dict keys must be strings")
+        return {"__dict__": [[k, encode(v, _depth + 1)] for k, v in obj.items()]}
+    if type(obj) is np.ndarray:
+        return _encode_array(obj)
+    if isinstance(obj, np.generic):
+        return encode(obj.item(), _depth + 1)
+    if type(obj).__module__.startswith("torch"):
+        return encode(obj.detach().cpu().numpy(), _depth + 1)
+    # Anything else: ask numpy for numbers. A lying __array__/__float__ only lies about
+    # the student's own answer.
+    try:
+        arr = np.asarray(obj)
+    except Exception as exc:  # noqa: BLE001 - any failure means "not plain data"
+        raise ProtocolError(f"cannot convert {type(obj).__name__} to numbers: {exc}") from None
+    if type(arr) is not np.ndarray or arr.dtype.kind not in _NUMERIC_KINDS:
+        raise ProtocolError(f"a value of type {type(obj).__name__} is not plain data")
+    return _encode_array(arr)
+
+
+def _encode_array(arr: np.ndarray):
+    if arr.dtype.kind not in _NUMERIC_KINDS:
+        if arr.dtype.kind == "O":
+            return {"__list_array__": encode(arr.tolist())}
+        raise ProtocolError(f"arrays of dtype {arr.dtype} are not supported")
+    arr = np.ascontiguousarray(arr)
+    if arr.dtype.name not in _ALLOWED_DTYPES:
+        arr = arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64)
+    if arr.nbytes > MAX_BYTES:
+        raise ProtocolError(f"array of {arr.nbytes} bytes is too large")
+    return {"__ndarray__": base64.b64encode(arr.tobytes()).decode("ascii"),
+            "dtype": arr.dtype.str, "shape": list(arr.shape)}
+
+
+def decode(obj, _depth: int = 0):
+    """Inverse of ``encode``; strict, so malformed data raises ProtocolError."""
+    if _depth > MAX_DEPTH:
+        raise ProtocolError("value nested too deeply")
+    if obj is None or type(obj) in (bool, int, float, str):
+        return obj
+    if type(obj) is list:
+        return [decode(x, _depth + 1) for x in obj]
+    if type(obj) is not dict or len(obj) not in (1, 3):
+        raise ProtocolError("malformed value")
+    if "__ndarray__" in obj:
+        dtype = np.dtype(str(obj.get("dtype")))
+        if dtype.name not in _ALLOWED_DTYPES:
+            raise ProtocolError(f"dtype {dtype} not allowed")
+        shape = obj.get("shape")
+        if type(shape) is not list or not all(type(s) is int and s >= 0 for s in shape):
+            raise ProtocolError("malformed shape")
+        raw = base64.b64decode(str(obj["__ndarray__"]), validate=True)
+        if len(raw) != dtype.itemsize * math.prod(shape):
+            raise ProtocolError("array size does not match its shape")
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    (key, val), = obj.items()
+    if key == "__tuple__" and type(val) is list:
+        return tuple(decode(x, _depth + 1) for x in val)
+    if key == "__dict__" and type(val) is list:
+        out = {}
+        for item in val:
+            if type(item) is not list or len(item) != 2 or type(item[0]) is not str:
+                raise ProtocolError("malformed dict")
+            out[item[0]] = decode(item[1], _depth + 1)
+        return out
+    if key == "__float__" and val in ("nan", "inf", "-inf"):
+        return float(val)
+    if key == "__complex__" and type(val) is list and len(val) == 2:
+        return complex(decode(val[0]), decode(val[1]))
+    if key == "__list_array__":
+        return decode(val, _depth + 1)
+    if key == "__fn__" and val in FUNCTIONS:
+        return FUNCTIONS[val]
+    raise ProtocolError(f"unknown tag {key!r}")
+
+
+def dumps(message) -> str:
+    return json.dumps(message, allow_nan=False, separators=(",", ":"))
+
+
+def loads(line: str):
+    if len(line) > 2 * MAX_BYTES:
+        raise ProtocolError("message too large")
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ProtocolError(f"not JSON: {exc}") from None
+
+
+def roundtrip(value):
+    """What the grader would receive had ``value`` crossed the wire."""
+    return decode(loads(dumps(encode(value))))

@@ -1,0 +1,130 @@
+"""Read one instructor source (``source/<id>/<id>.py``, see ``source/FORMAT.md``).
+
+The source is a jupytext percent script; each cell has one role tag. This module parses
+it into ``Cell`` objects and knows how to turn a graded cell into the student's stub and
+into nbgrader's solution-region form. Nothing here writes files.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.sandbox import REPO
+
+CODE_ROLES = {"setup", "graded", "provided", "reference", "check", "figure", "solution", "tests"}
+MARKDOWN_ROLES = {"text", "answer"}
+
+
+class SourceError(ValueError):
+    """The instructor source breaks the format; the message says where and how to fix it."""
+
+
+@dataclass
+class Cell:
+    kind: str  # "code" | "markdown"
+    role: str
+    source: str
+    index: int
+
+
+@dataclass
+class Source:
+    assignment: str
+    title: str
+    path: Path
+    cells: list[Cell]
+
+    def code(self, *roles: str) -> str:
+        return "\n\n\n".join(c.source for c in self.cells if c.role in roles).strip() + "\n"
+
+    def graded_functions(self) -> list[str]:
+        names = []
+        for cell in self.cells:
+            if cell.role == "graded":
+                names += [n.name for n in ast.parse(cell.source).body if isinstance(n, ast.FunctionDef)]
+        return names
+
+
+def source_path(assignment: str) -> Path:
+    return REPO / "source" / assignment / f"{assignment}.py"
+
+
+def all_assignments() -> list[str]:
+    return sorted(p.parent.name for p in (REPO / "source").glob("*/*.py") if p.stem == p.parent.name)
+
+
+def load(assignment: str) -> Source:
+    import jupytext
+
+    path = source_path(assignment)
+    if not path.is_file():
+        raise SourceError(f"{path} does not exist; known assignments: {', '.join(all_assignments())}")
+    nb = jupytext.read(path)
+    cells = []
+    for i, c in enumerate(nb.cells):
+        tags = [t for t in c.metadata.get("tags", []) if t in CODE_ROLES | MARKDOWN_ROLES]
+        if len(tags) > 1:
+            raise SourceError(f"{path.name} cell {i}: more than one role tag {tags}")
+        if c.cell_type == "markdown":
+            role = tags[0] if tags else "text"
+            if role not in MARKDOWN_ROLES:
+                raise SourceError(f"{path.name} cell {i}: markdown cells take no tag or 'answer'")
+        elif c.cell_type == "code":
+            if not tags or tags[0] not in CODE_ROLES:
+                raise SourceError(f"{path.name} cell {i}: a code cell needs one of the tags "
+                                  f"{sorted(CODE_ROLES)} (see source/FORMAT.md)")
+            role = tags[0]
+            try:
+                ast.parse(c.source)
+            except SyntaxError as exc:
+                raise SourceError(f"{path.name} cell {i}: syntax error: {exc}") from None
+        else:
+            continue
+        cells.append(Cell(c.cell_type, role, c.source.strip("\n"), i))
+    if not cells or cells[0].kind != "markdown" or not cells[0].source.startswith(f"# {assignment}"):
+        raise SourceError(f"{path.name}: the first cell must be markdown starting '# {assignment}: <title>'")
+    title = cells[0].source.splitlines()[0].split(":", 1)[-1].strip()
+    return Source(assignment, title, path, cells)
+
+
+def _function_bodies(source: str):
+    """(function node, first line of its body after the docstring) for each top-level def."""
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]
+        if not body:
+            raise SourceError(f"graded function {node.name} has no body")
+        yield node, body[0].lineno, body[0].col_offset
+
+
+def stub(source: str) -> str:
+    """Replace the body of every top-level function by ``raise NotImplementedError``."""
+    lines = source.splitlines()
+    out, pos = [], 0
+    for node, first, col in _function_bodies(source):
+        out += lines[pos:first - 1]
+        out.append(" " * col + "# YOUR CODE HERE")
+        out.append(" " * col + f'raise NotImplementedError("{node.name}: replace this line with your implementation")')
+        pos = node.end_lineno
+    out += lines[pos:]
+    return "\n".join(out)
+
+
+def nbgrader_solution(source: str) -> str:
+    """Wrap every function body in nbgrader's ``### BEGIN/END SOLUTION`` markers."""
+    lines = source.splitlines()
+    out, pos = [], 0
+    for node, first, col in _function_bodies(source):
+        out += lines[pos:first - 1]
+        out.append(" " * col + "### BEGIN SOLUTION")
+        out += lines[first - 1:node.end_lineno]
+        out.append(" " * col + "### END SOLUTION")
+        pos = node.end_lineno
+    out += lines[pos:]
+    return "\n".join(out)

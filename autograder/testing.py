@@ -1,0 +1,131 @@
+"""What hidden tests use: the ``student`` fixture, ``points``, ``assert_close``, ``rng_for``.
+
+A test sees the student's functions through a proxy: ``student.f(*args)`` returns plain
+data. Under ``pdl grade`` the proxy talks to the sandboxed student process; under otter,
+nbgrader, or a bare ``pytest grading_tests/<id>`` it wraps a namespace (the notebook's
+globals, or the reference module), and passes every answer through the same plain-data
+conversion, so all routes give the same verdicts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import zlib
+
+import numpy as np
+import pytest
+
+from autograder.protocol import Fn, ProtocolError, roundtrip
+
+__all__ = ["points", "assert_close", "rng_for", "Fn", "StudentError", "LocalStudent", "student"]
+
+
+def points(k: float):
+    """Mark a test as worth ``k`` points (default 1)."""
+    return pytest.mark.points(k)
+
+
+def points_of(func) -> float:
+    for mark in getattr(func, "pytestmark", []):
+        if mark.name == "points":
+            return float(mark.args[0])
+    return 1.0
+
+
+class StudentError(Exception):
+    """The student's function could not give an answer; ``kind`` says why."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def course_seed() -> tuple[int, int]:
+    import course_config
+    return course_config.YEAR, course_config.SEED
+
+
+def rng_for(name: str) -> np.random.Generator:
+    """A generator for the inputs of one test, fixed by the course year and seed."""
+    year, seed = course_seed()
+    return np.random.default_rng([seed, year, zlib.crc32(name.encode())])
+
+
+def assert_close(actual, expected, rtol: float = 1e-7, atol: float = 1e-10, name: str = "result"):
+    """Assert a student's answer equals the reference within tolerance.
+
+    The message names the quantity, the shapes and the size of the error, never the
+    reference's values.
+    """
+    if isinstance(expected, (tuple, list)) and not np.isscalar(expected):
+        if not isinstance(actual, (tuple, list, np.ndarray)) or len(actual) != len(expected):
+            raise AssertionError(f"{name}: expected a sequence of {len(expected)} values")
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_close(a, e, rtol, atol, f"{name}[{i}]")
+        return
+    try:
+        a = np.asarray(actual, dtype=float if not np.iscomplexobj(actual) else complex)
+    except (TypeError, ValueError):
+        raise AssertionError(f"{name}: expected numbers, got {type(actual).__name__}") from None
+    e = np.asarray(expected)
+    if a.shape != e.shape:
+        if a.size == e.size == 1:
+            a = a.reshape(e.shape)
+        else:
+            raise AssertionError(f"{name}: wrong shape {a.shape}, expected {e.shape}")
+    if not np.all(np.isfinite(a) == np.isfinite(e)):
+        raise AssertionError(f"{name}: contains nan or inf where it should not (or vice versa)")
+    finite = np.isfinite(e)
+    err = np.abs(a[finite] - e[finite])
+    tol = atol + rtol * np.abs(e[finite])
+    if err.size and np.any(err > tol):
+        worst = float(np.max(err / np.maximum(tol, 1e-300)))
+        raise AssertionError(f"{name}: differs from the expected value "
+                             f"({int(np.sum(err > tol))} of {err.size} entries off, "
+                             f"worst by {worst:.3g}x the tolerance)")
+    same_inf = e[~finite] == a[~finite]
+    if not np.all(same_inf | (np.isnan(e[~finite]) & np.isnan(a[~finite]))):
+        raise AssertionError(f"{name}: wrong infinite value")
+
+
+class LocalStudent:
+    """The student's functions from a namespace (a notebook's globals or a module)."""
+
+    def __init__(self, namespace: dict):
+        self._ns = namespace
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        fn = self._ns.get(name)
+        if not callable(fn):
+            raise StudentError("missing", f"no function named {name!r} is defined in the notebook")
+
+        def call(*args, **kwargs):
+            args, kwargs = roundtrip(args), roundtrip(kwargs)
+            try:
+                value = fn(*args, **kwargs)
+            except NotImplementedError:
+                raise StudentError("not_implemented", f"{name} is not implemented yet") from None
+            except Exception as exc:  # noqa: BLE001
+                raise StudentError("error", f"{name} raised {type(exc).__name__}: {exc}") from None
+            try:
+                return roundtrip(value)
+            except ProtocolError as exc:
+                raise StudentError("invalid", f"{name} returned something that is not numbers: {exc}") from None
+
+        return call
+
+
+def reference_student(assignment: str) -> LocalStudent:
+    return LocalStudent(vars(importlib.import_module(f"solutions.{assignment}")))
+
+
+@pytest.fixture
+def student(request):
+    """The graded party: the grader's proxy when one is installed, else the reference."""
+    proxy = getattr(request.config, "pdl_student", None)
+    if proxy is not None:
+        return proxy
+    assignment = request.module.__name__.split(".")[-2]
+    return reference_student(assignment)

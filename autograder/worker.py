@@ -1,0 +1,138 @@
+"""The student's side: runs inside the sandbox, one process per submission.
+
+It executes the submission's code cells in an IPython shell, then answers requests
+``{"op": "call", "name", "args", "kwargs"}`` by calling the student's function and
+returning plain data (``autograder.protocol``). It never sees a hidden test or the
+reference: it only learns the inputs a test sends. Requests arrive on stdin, one JSON
+line each; answers leave on a private copy of stdout; the student's own output goes to
+a capped buffer, and fd 1 and 2 point to /dev/null so that C-level output is dropped.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import traceback
+
+OUTPUT_CAP = 20_000  # characters of student output kept for feedback
+
+
+class CappedStream(io.TextIOBase):
+    """A text stream that keeps the first OUTPUT_CAP characters and counts the rest."""
+
+    def __init__(self):
+        self.kept: list[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        s = str(s)
+        room = OUTPUT_CAP - self.size
+        if room > 0:
+            self.kept.append(s[:room])
+            self.size += min(len(s), room)
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+
+    def flush(self):
+        pass
+
+    def text(self):
+        tail = f"\n[... {self.dropped} more characters of output dropped]" if self.dropped else ""
+        return "".join(self.kept) + tail
+
+
+def _short(exc: BaseException, limit: int = 500) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def main() -> None:
+    from autograder import protocol
+
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    captured = CappedStream()
+    sys.stdout = sys.stderr = captured
+
+    def send(msg):
+        out.write(protocol.dumps(msg) + "\n")
+        out.flush()
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance(colors="nocolor")
+    shell.showtraceback = lambda *a, **k: None  # errors are reported through the protocol
+    ns = shell.user_ns
+    send({"event": "ready"})
+
+    for line in sys.stdin:
+        try:
+            req = protocol.loads(line)
+            op = req["op"]
+        except Exception as exc:  # noqa: BLE001
+            send({"status": "protocol", "message": _short(exc)})
+            continue
+        if op == "run_cells":
+            errors = []
+            for index, source in req["cells"]:
+                send({"event": "cell", "index": index})
+                try:
+                    result = shell.run_cell(source, store_history=False)
+                    exc = result.error_in_exec or result.error_before_exec
+                except BaseException as exc_:  # noqa: BLE001 - a student may raise anything
+                    exc = exc_
+                if exc is not None:
+                    errors.append({"cell": index, "error": _short(exc)})
+            send({"status": "ok", "errors": errors})
+        elif op == "call":
+            send(_call(ns, req, protocol))
+        elif op == "checks":
+            send(_checks(ns))
+        elif op == "output":
+            send({"status": "ok", "value": captured.text()})
+        else:
+            send({"status": "protocol", "message": f"unknown op {op!r}"})
+
+
+def _call(ns, req, protocol):
+    name = req.get("name")
+    fn = ns.get(name)
+    if not callable(fn):
+        return {"status": "missing", "message": f"no function named {name!r} is defined in the notebook"}
+    try:
+        args = protocol.decode(req.get("args", []))
+        kwargs = protocol.decode(req.get("kwargs", {"__dict__": []}))
+        value = fn(*args, **kwargs)
+    except NotImplementedError:
+        return {"status": "not_implemented", "message": f"{name} is not implemented yet"}
+    except BaseException as exc:  # noqa: BLE001
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" (line {tb[-1].lineno} of your code)" if tb else ""
+        return {"status": "error", "message": f"{name} raised {_short(exc)}{where}"}
+    try:
+        return {"status": "ok", "value": protocol.encode(value)}
+    except BaseException as exc:  # noqa: BLE001
+        return {"status": "invalid", "message": f"{name} returned something that is not numbers: {_short(exc)}"}
+
+
+def _checks(ns):
+    registry = ns.get("_PDL_CHECKS", {})
+    results = []
+    for name, fn in list(getattr(registry, "items", lambda: [])()):
+        try:
+            fn()
+            results.append([str(name), True, ""])
+        except BaseException as exc:  # noqa: BLE001
+            results.append([str(name), False, _short(exc)])
+    return {"status": "ok", "value": results}
+
+
+if __name__ == "__main__":
+    main()

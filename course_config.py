@@ -1,0 +1,33 @@
+"""Course settings, and nbgrader's configuration (``--NbGrader.config_file=<root>/course_config``).
+
+One file for both: `pdl` reads the constants; nbgrader (a traitlets application) executes
+this file with ``c = get_config()`` in scope, so the nbgrader block runs only there.
+"""
+
+from pathlib import Path
+
+COURSE = "physics-of-deep-learning"
+YEAR = 2026          # the course year; `pdl new-year` changes it
+SEED = 20260901      # the course seed: hidden-test inputs and year parameters derive from it
+
+# Grading limits (per submission), used by `pdl grade` unless given on the command line.
+TIMEOUT_S = 300      # wall-clock limit for running the notebook
+CALL_TIMEOUT_S = 60  # wall-clock limit for one call of a student's function
+MEMORY_MB = 4096     # address-space limit of the student's process
+
+# Modules: named groups of assignments that can be released together (notes, Section 0.1).
+MODULES = {
+    "day_b6": ["ex2_1_cumulants", "ex2_2_first_order", "ex2_3_ising_perceptron",
+               "ex3_6_depth_width", "ex4_5_kernel_ridge", "ex4_4_lazy_lab",
+               "ex5_3_mean_field_lab", "ex7_1_quanta"],
+}
+
+ROOT = Path(__file__).resolve().parent
+
+if "get_config" in globals():  # executed by nbgrader as its config file
+    c = get_config()  # noqa: F821
+    c.CourseDirectory.course_id = COURSE
+    c.CourseDirectory.root = str(ROOT / "nbgrader")
+    c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'nbgrader' / 'gradebook.db'}"
+    c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+    c.ExecutePreprocessor.timeout = TIMEOUT_S

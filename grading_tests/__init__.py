@@ -1,0 +1,1 @@
+"""Hidden tests, one package per assignment."""
