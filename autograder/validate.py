@@ -1,0 +1,145 @@
+"""``pdl validate``: does an assignment grade as it should, and does nothing leak?
+
+For each assignment:
+
+* fresh: committed release notebook, reference module and hidden tests equal a fresh render
+  of the source (so nobody edited a generated file, and nobody forgot to regenerate);
+* the solution notebook scores full marks, the untouched release scores 0 without crashing
+  the grader, a half-stubbed notebook scores in between;
+* leak check: no line of reference code, solution cell or hidden test appears in what
+  students receive (``assignments/<id>/``);
+* otter parity: ``otter run`` with the generated autograder zip gives the same scores as
+  ``pdl grade`` on the solution and on the half-stubbed notebook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder.sandbox import REPO
+
+MIN_LEAK_LINE = 24  # shorter lines (``return x``) are too generic to count as a leak
+
+
+def variant_notebook(assignment: str, kind: str) -> dict:
+    """A synthetic submission: ``correct`` (solution), ``stub`` (release), ``partial``
+    (every other graded function stubbed)."""
+    from autograder.source import load, stub
+
+    if kind == "stub":
+        return json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_text())
+    nb = json.loads((REPO / "solutions" / assignment / f"{assignment}.ipynb").read_text())
+    if kind == "correct":
+        return nb
+    if kind != "partial":
+        raise ValueError(kind)
+    names = load(assignment).graded_functions()
+    stubbed = set(names[1::2])
+    for cell in nb["cells"]:
+        if "graded" in cell.get("metadata", {}).get("tags", []):
+            cell["source"] = stub("".join(cell["source"]), only=stubbed)
+    return nb
+
+
+def leaks(assignment: str) -> list[str]:
+    """Lines of private code (reference bodies, solution cells, hidden tests) found in the release."""
+    from autograder.source import _function_bodies, load
+
+    src = load(assignment)
+    private = []
+    for cell in src.cells:
+        if cell.role in ("reference", "solution", "tests"):
+            private += cell.source.splitlines()
+        elif cell.role == "graded":
+            lines = cell.source.splitlines()
+            for node, first, _ in _function_bodies(cell.source):
+                private += lines[first - 1:node.end_lineno]
+    private = {ln.strip() for ln in private if len(ln.strip()) >= MIN_LEAK_LINE}
+    release = set()
+    for path in (REPO / "assignments" / assignment).rglob("*"):
+        if path.is_file():
+            try:
+                text = path.read_text()
+            except UnicodeDecodeError:
+                continue
+            if path.suffix == ".ipynb":
+                text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"])
+            release |= {ln.strip() for ln in text.splitlines()}
+    return sorted(private & release)
+
+
+def stale(assignment: str) -> list[str]:
+    """Generated files that differ from a fresh render of the source."""
+    import nbformat
+
+    from autograder.generate import _cells, _notebook, module_text, tests_text
+    from autograder.source import load
+
+    src = load(assignment)
+    expected = {
+        REPO / "assignments" / assignment / f"{assignment}.ipynb":
+            nbformat.writes(_notebook(_cells(src, solution=False), assignment)) + "\n",
+        REPO / "solutions" / assignment / "__init__.py": module_text(src),
+        REPO / "grading_tests" / assignment / f"test_{assignment}.py": tests_text(src),
+    }
+    return [str(p.relative_to(REPO)) for p, text in expected.items()
+            if not p.exists() or p.read_text() != text]
+
+
+def otter_score(zip_path: Path, notebook: Path, timeout: float = 600) -> float:
+    """Score from ``otter run`` (which has no timeout of its own, hence the wrapper)."""
+    with tempfile.TemporaryDirectory(prefix="pdl-otter-run-") as out:
+        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}")
+        subprocess.run([str(Path(sys.executable).parent / "otter"), "run", "-a", str(zip_path),
+                        "-o", out, "--no-logo", str(notebook)], cwd=out, env=env,
+                       capture_output=True, timeout=timeout, check=False)
+        results = Path(out) / "results.json"
+        if not results.exists():
+            raise RuntimeError(f"otter run wrote no results for {notebook}")
+        tests = json.loads(results.read_text())["tests"]
+        return sum(t.get("score") or 0.0 for t in tests if "max_score" in t)
+
+
+def validate(assignment: str, otter: bool = True, log=print) -> bool:
+    from autograder.grading import grade
+
+    ok = True
+
+    def line(good: bool, text: str):
+        nonlocal ok
+        ok &= good
+        log(f"  {'ok  ' if good else 'FAIL'}  {text}")
+
+    log(f"{assignment}")
+    bad = stale(assignment)
+    line(not bad, "generated files are fresh" if not bad else f"stale, run `pdl generate {assignment}`: {bad}")
+    leaked = leaks(assignment)
+    line(not leaked, "no private code in assignments/" if not leaked else f"LEAK: {leaked[:3]}")
+    scores = {}
+    with tempfile.TemporaryDirectory(prefix="pdl-validate-") as tmp:
+        for kind in ("correct", "stub", "partial"):
+            path = Path(tmp) / kind / f"{assignment}.ipynb"
+            path.parent.mkdir()
+            path.write_text(json.dumps(variant_notebook(assignment, kind)))
+            report = grade(path, assignment)
+            scores[kind] = (report.score, report.max_score, path)
+        full = scores["correct"][1]
+        line(full > 0 and scores["correct"][0] == full,
+             f"reference solution scores {scores['correct'][0]:g}/{full:g}")
+        line(scores["stub"][0] == 0, f"untouched release scores {scores['stub'][0]:g}/{full:g}")
+        line(0 <= scores["partial"][0] < full, f"half-stubbed notebook scores {scores['partial'][0]:g}/{full:g}")
+        if otter:
+            zip_path = REPO / "dist" / "otter" / f"{assignment}-autograder.zip"
+            if not zip_path.exists():
+                line(False, f"no otter zip at {zip_path.relative_to(REPO)}; run `pdl generate {assignment}`")
+            else:
+                for kind in ("correct", "partial"):
+                    o = otter_score(zip_path, scores[kind][2])
+                    line(abs(o - scores[kind][0]) < 1e-9,
+                         f"otter run on the {kind} notebook: {o:g} (pdl grade: {scores[kind][0]:g})")
+    return ok
