@@ -257,6 +257,34 @@ def generate(assignment: str, *, execute_solution: bool = True, otter: bool = Tr
         _write(nb_path, nbformat.writes(solution) + "\n", changed)
     _write(REPO / "nbgrader" / "source" / aid / f"{aid}.ipynb",
            nbformat.writes(nbgrader_notebook(src)) + "\n", changed)
+    write_examples(aid, changed)
     if otter:
         changed.append(build_otter_zip(aid, uses_torch="torch" in src.code("setup", "graded", "provided")))
     return changed
+
+
+def write_examples(assignment: str, changed: list) -> None:
+    """Example submissions for TAs and the demo: correct, partial, stub, invalid JSON, infinite loop."""
+    import json
+
+    from autograder.source import load, stub
+    from autograder.validate import variant_notebook
+
+    folder = REPO / "examples" / "submissions" / assignment
+    notebooks = {kind: variant_notebook(assignment, kind) for kind in ("correct", "partial", "stub")}
+    looping = json.loads(json.dumps(notebooks["correct"]))
+    victim = load(assignment).graded_functions()[-1]
+    for cell in looping["cells"]:
+        if "graded" in cell.get("metadata", {}).get("tags", []) and f"def {victim}(" in "".join(cell["source"]):
+            text = stub("".join(cell["source"]), only={victim})
+            cell["source"] = text.replace(
+                f'raise NotImplementedError("{victim}: replace this line with your implementation")',
+                "while True:  # a bisection that never converges\n        pass")
+    notebooks["infinite_loop"] = looping
+    for name, nb in notebooks.items():
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                cell["outputs"], cell["execution_count"] = [], None
+        _write(folder / f"{name}.ipynb", json.dumps(nb, indent=1, sort_keys=True) + "\n", changed)
+    text = json.dumps(notebooks["correct"], indent=1, sort_keys=True)
+    _write(folder / "invalid_json.ipynb", text[: len(text) // 2] + "\n", changed)

@@ -20,7 +20,7 @@ from autograder import protocol
 from autograder.sandbox import REPO, Worker, WorkerDied, WorkerTimeout
 from autograder.testing import StudentError, points_of
 
-SKIP_TAGS = {"figure", "check"}  # cells the grader does not need to run
+SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
 MAX_RESTARTS = 3
 
 

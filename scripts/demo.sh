@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on the bundled example: set up, generate the course, grade example submissions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+pdl generate --all
+mkdir -p results
+echo
+echo "Grading the bundled example submissions of ex2_3_ising_perceptron"
+echo "(correct, partly wrong, untouched stub, invalid JSON, an infinite loop):"
+pdl grade examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
+  --call-timeout 10 --json results/demo.json
+echo
+echo "Per-test details and feedback: results/demo.json"

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up, then run every test: the engine's own tests, the hidden tests against the
+# reference, and `pdl validate` of every assignment (inside tests/test_validate.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+python -m pytest -q tests grading_tests "$@"

@@ -1,0 +1,41 @@
+"""The catalogue's names are a contract: every listed graded function exists, graded, with
+the listed parameter names, in the source, the release stub and the reference module."""
+
+import importlib
+import inspect
+import re
+
+import pytest
+
+from autograder.sandbox import REPO
+from autograder.source import all_assignments, load
+
+CATALOGUE = REPO.parent / "shared" / "course" / "CATALOGUE.md"
+
+
+def catalogue_functions() -> dict[str, dict[str, list[str]]]:
+    out = {}
+    for line in CATALOGUE.read_text().splitlines():
+        m = re.match(r"\|\s*`(\w+)`\s*\|[^|]*\|([^|]*)\|", line)
+        if not m:
+            continue
+        funcs = {}
+        for name, args in re.findall(r"`(\w+)\(([^`]*?)\)`?", m.group(2)):
+            params = [a.split("=")[0].strip() for a in args.split(",") if a.strip() and a.strip() != "..."]
+            funcs[name] = params if "..." not in args else None
+        out[m.group(1)] = funcs
+    return out
+
+
+@pytest.mark.skipif(not CATALOGUE.exists(), reason="shared/course/CATALOGUE.md not beside the repo")
+@pytest.mark.parametrize("assignment", all_assignments())
+def test_catalogue_functions_are_graded_with_their_parameters(assignment):
+    listed = catalogue_functions().get(assignment)
+    assert listed, f"{assignment} is not in the catalogue"
+    graded = load(assignment).graded_functions()
+    module = importlib.import_module(f"solutions.{assignment}")
+    for name, params in listed.items():
+        assert name in graded, f"{name} is in the catalogue but not a graded function"
+        if params is not None:
+            actual = list(inspect.signature(getattr(module, name)).parameters)
+            assert actual[:len(params)] == params, f"{name}{tuple(actual)} vs catalogue {params}"

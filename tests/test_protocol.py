@@ -1,0 +1,82 @@
+"""The wire format: plain data only, strict decoding, lies turned into numbers."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from autograder.protocol import Fn, ProtocolError, decode, dumps, encode, loads, roundtrip
+
+
+@pytest.mark.parametrize("value", [
+    None, True, 3, -2.5, "text", (1, 2.0), [1, [2, 3]], {"a": 1.0, "b": (2, 3)},
+    complex(1, -2), float("nan"), float("inf"),
+])
+def test_roundtrip_plain_values(value):
+    out = roundtrip(value)
+    if isinstance(value, float) and math.isnan(value):
+        assert math.isnan(out)
+    else:
+        assert out == value and type(out) is type(value)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "bool", "complex128"])
+def test_roundtrip_arrays_keep_dtype_and_shape(dtype):
+    arr = (np.arange(12).reshape(3, 4) % 3).astype(dtype)
+    out = roundtrip(arr)
+    assert out.dtype == arr.dtype and out.shape == arr.shape and np.array_equal(out, arr)
+
+
+def test_numpy_scalars_become_python_scalars():
+    assert type(roundtrip(np.float32(1.5))) is float
+    assert type(roundtrip(np.int64(7))) is int
+
+
+def test_lying_objects_are_reduced_to_their_numbers():
+    class Liar(float):
+        def __eq__(self, other):
+            return True
+
+    class ArrayLiar:
+        def __array__(self, dtype=None, copy=None):
+            return np.array([1.0, 2.0])
+
+        def __eq__(self, other):
+            return True
+
+    assert type(roundtrip(Liar(0.5))) is float and roundtrip(Liar(0.5)) != 0.7
+    out = roundtrip(ArrayLiar())
+    assert type(out) is np.ndarray and not np.array_equal(out, [9.0, 9.0])
+
+
+def test_unconvertible_values_are_refused():
+    with pytest.raises(ProtocolError):
+        encode(object())
+    with pytest.raises(ProtocolError):
+        encode({1: 2})
+
+
+@pytest.mark.parametrize("bad", [
+    {"__pickle__": "gASVAAAA"},
+    {"__ndarray__": "AAAA", "dtype": "<f8", "shape": [5]},
+    {"__ndarray__": "AAAAAAAAAAA=", "dtype": "|O", "shape": [1]},
+    {"__fn__": "os.system"},
+    {"a": 1, "b": 2},
+])
+def test_malformed_messages_are_rejected(bad):
+    with pytest.raises((ProtocolError, TypeError, ValueError)):
+        decode(bad)
+
+
+def test_named_functions_cross_as_names():
+    wire = json.loads(dumps(encode([Fn("tanh")])))
+    assert wire == [{"__fn__": "tanh"}]
+    assert decode(wire)[0](0.5) == np.tanh(0.5)
+    with pytest.raises(KeyError):
+        Fn("not_a_function")
+
+
+def test_loads_rejects_non_json():
+    with pytest.raises(ProtocolError):
+        loads("{not json")

@@ -1,0 +1,32 @@
+"""`pdl validate` on every assignment: fresh, no leaks, reference full marks, stub zero, otter parity."""
+
+import pytest
+
+from autograder.source import all_assignments
+from autograder.validate import leaks, validate
+
+ASSIGNMENTS = [a for a in all_assignments()]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_validate(assignment):
+    lines = []
+    assert validate(assignment, log=lines.append), "\n".join(lines)
+
+
+def test_leak_check_catches_a_reference_line(tmp_path, monkeypatch):
+    """Plant a line of the reference into the release folder: the leak check must see it."""
+    from autograder import validate as v
+    from autograder.source import _function_bodies, load
+    from conftest import EXEMPLAR
+
+    src = load(EXEMPLAR)
+    graded = next(c for c in src.cells if c.role == "graded")
+    node, first, _ = next(_function_bodies(graded.source))
+    body = [ln for ln in graded.source.splitlines()[first - 1:node.end_lineno]
+            if len(ln.strip()) >= v.MIN_LEAK_LINE]
+    fake_repo = tmp_path / "repo"
+    (fake_repo / "assignments" / EXEMPLAR).mkdir(parents=True)
+    (fake_repo / "assignments" / EXEMPLAR / "notes.py").write_text(body[0] + "\n")
+    monkeypatch.setattr(v, "REPO", fake_repo)
+    assert leaks(EXEMPLAR) == [body[0].strip()]
