@@ -88,8 +88,36 @@ def cmd_validate(args) -> int:
 
     ok = True
     for aid in _assignments(args.ids, args.all):
-        ok &= validate(aid, otter=not args.no_otter)
+        ok &= validate(aid, otter=not args.no_otter, mutants=args.mutants)
     return 0 if ok else 1
+
+
+def cmd_new_year(args) -> int:
+    import datetime
+    import re
+
+    from autograder.generate import generate
+
+    cfg_path = REPO / "course_config.py"
+    text = cfg_path.read_text()
+    old_year = _config().YEAR
+    text = re.sub(r"^YEAR = \d+", f"YEAR = {args.year}", text, count=1, flags=re.M)
+    cfg_path.write_text(text)
+    import importlib
+    importlib.reload(_config())
+    ids = _assignments([], True)
+    for aid in ids:
+        generate(aid, execute_solution=not args.no_execute)
+        print(f"{aid}: regenerated for {args.year}")
+    log = REPO / "CHANGELOG.md"
+    entry = (f"\n## {args.year} (from {old_year}), {datetime.date.today().isoformat()}\n"
+             f"- `pdl new-year {args.year}`: every assignment regenerated; hidden-test inputs and year "
+             f"parameters redrawn from seed {_config().SEED} and year {args.year}. Grades record version "
+             f"`{args.year}.<hash>`; a late submission of {old_year} is graded with the {old_year} checkout.\n"
+             f"- Assignments: {', '.join(ids)}\n")
+    log.write_text(log.read_text() + entry if log.exists() else "# Changelog\n" + entry)
+    print(f"course year {old_year} -> {args.year}; run `pdl validate --all`, then commit.")
+    return 0
 
 
 def main(argv=None) -> int:
@@ -123,7 +151,13 @@ def main(argv=None) -> int:
     p.add_argument("ids", nargs="*")
     p.add_argument("--all", action="store_true")
     p.add_argument("--no-otter", action="store_true", help="skip the otter parity run")
+    p.add_argument("--mutants", type=int, default=30, help="mutants of the reference to grade (0: none)")
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("new-year", help="set the course year and regenerate every assignment")
+    p.add_argument("year", type=int)
+    p.add_argument("--no-execute", action="store_true", help="do not re-execute solution notebooks")
+    p.set_defaults(func=cmd_new_year)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from autograder.sandbox import REPO
 
-CODE_ROLES = {"setup", "graded", "provided", "reference", "check", "figure", "solution", "tests"}
+CODE_ROLES = {"setup", "graded", "provided", "reference", "check", "figure", "solution", "tests",
+              "params", "wrong", "alternative"}
 MARKDOWN_ROLES = {"text", "answer"}
 
 
@@ -76,6 +77,7 @@ def load(assignment: str) -> Source:
                 raise SourceError(f"{path.name} cell {i}: a code cell needs one of the tags "
                                   f"{sorted(CODE_ROLES)} (see source/FORMAT.md)")
             role = tags[0]
+            c.source = _includes(c.source, path)
             try:
                 ast.parse(c.source)
             except SyntaxError as exc:
@@ -87,6 +89,20 @@ def load(assignment: str) -> Source:
         raise SourceError(f"{path.name}: the first cell must be markdown starting '# {assignment}: <title>'")
     title = cells[0].source.splitlines()[0].split(":", 1)[-1].strip()
     return Source(assignment, title, path, cells)
+
+
+def _includes(text: str, path: Path) -> str:
+    """Replace each line ``# pdl-include: _shared/<file>.py`` by that file (code shared by assignments)."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("# pdl-include:"):
+            target = (REPO / "source" / line.split(":", 1)[1].strip()).resolve()
+            if not target.is_file() or (REPO / "source" / "_shared") not in target.parents:
+                raise SourceError(f"{path.name}: {line!r} must name a file in source/_shared/")
+            out.append(target.read_text().strip("\n"))
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _function_bodies(source: str):

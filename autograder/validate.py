@@ -105,8 +105,11 @@ def otter_score(zip_path: Path, notebook: Path, timeout: float = 600) -> float:
         return sum(t.get("score") or 0.0 for t in tests if "max_score" in t)
 
 
-def validate(assignment: str, otter: bool = True, log=print) -> bool:
+def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print) -> bool:
+    from autograder.generate import module_text
     from autograder.grading import grade
+    from autograder.mutate import mutation_run, score_code, variant_cells
+    from autograder.source import load
 
     ok = True
 
@@ -133,6 +136,28 @@ def validate(assignment: str, otter: bool = True, log=print) -> bool:
              f"reference solution scores {scores['correct'][0]:g}/{full:g}")
         line(scores["stub"][0] == 0, f"untouched release scores {scores['stub'][0]:g}/{full:g}")
         line(0 <= scores["partial"][0] < full, f"half-stubbed notebook scores {scores['partial'][0]:g}/{full:g}")
+        src = load(assignment)
+        reference = module_text(src)
+        for role, want_full in (("wrong", False), ("alternative", True)):
+            cells = variant_cells(src, role)
+            good = []
+            for desc, code in cells:
+                score, _ = score_code(assignment, reference + "\n\n" + code)
+                if (score == full) == want_full:
+                    good.append(desc)
+                else:
+                    log(f"        {role} implementation not {'passing' if want_full else 'caught'}: "
+                        f"{desc} ({score:g}/{full:g})")
+            need = 1 if want_full else 3
+            what = "alternative implementations pass" if want_full else "wrong implementations caught"
+            line(len(good) == len(cells) and len(cells) >= need,
+                 f"{what}: {len(good)}/{len(cells)}" + (f" (at least {need} required)" if len(cells) < need else ""))
+        if mutants:
+            run = mutation_run(assignment, sample=mutants)
+            pct = 100.0 * run["caught"] / max(run["graded"], 1)
+            log(f"  info  mutants caught: {run['caught']}/{run['graded']} ({pct:.0f}%) "
+                f"of {run['sites']} mutation sites; survivors (equivalent or missed): "
+                + ("; ".join(run["survivors"][:8]) or "none"))
         if otter:
             zip_path = REPO / "dist" / "otter" / f"{assignment}-autograder.zip"
             if not zip_path.exists():

@@ -1,0 +1,177 @@
+"""Tests of the tests: grade known-wrong, alternative and mutated implementations.
+
+These variants are the course's own code, not students', so they are graded in-process
+(``LocalStudent``, the same plain-data conversion and the same hidden tests as ``pdl
+grade``), with a per-call time limit, which makes a mutation run of dozens of variants fast.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import random
+import signal
+
+from autograder.source import Source
+
+CALL_LIMIT_S = 20
+
+
+class _CallTimeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float):
+    def fire(signum, frame):
+        raise _CallTimeout(f"no answer within {seconds:g} s")
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+class TimedNamespace(dict):
+    """A namespace whose functions give up after CALL_LIMIT_S (a mutant may loop forever)."""
+
+    def get(self, key, default=None):
+        fn = super().get(key, default)
+        if not callable(fn):
+            return fn
+
+        def timed(*args, **kwargs):
+            with _alarm(CALL_LIMIT_S):
+                return fn(*args, **kwargs)
+        return timed
+
+
+def score_code(assignment: str, code: str) -> tuple[float, float]:
+    """(score, max score) of the hidden tests against functions defined by ``code``."""
+    from autograder.grading import run_hidden_tests
+    from autograder.testing import LocalStudent
+
+    ns: dict = {"__name__": f"pdl_variant_{assignment}"}
+    try:
+        with _alarm(CALL_LIMIT_S * 3):
+            exec(compile(code, f"<variant of {assignment}>", "exec"), ns)  # noqa: S102 - course code
+    except Exception:  # noqa: BLE001 - a mutant may fail at import; it then scores as defined so far
+        pass
+    results = run_hidden_tests(assignment, LocalStudent(TimedNamespace(ns)))
+    return sum(r.points for r in results), sum(r.max_points for r in results)
+
+
+def variant_cells(src: Source, role: str) -> list[tuple[str, str]]:
+    """(description, code) of the ``wrong`` or ``alternative`` cells."""
+    out = []
+    for cell in src.cells:
+        if cell.role == role:
+            first = cell.source.splitlines()[0] if cell.source else ""
+            desc = first.lstrip("# ").split(":", 1)[-1].strip() if first.startswith("#") else f"cell {cell.index}"
+            out.append((desc, cell.source))
+    return out
+
+
+# -- mutation ---------------------------------------------------------------------------
+_SWAP_BIN = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
+             ast.Pow: ast.Mult, ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv}
+_SWAP_CMP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
+             ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+
+
+class _Mutator(ast.NodeTransformer):
+    """Applies the ``target``-th possible mutation (counting sites in a fixed order)."""
+
+    def __init__(self, target: int | None):
+        self.target, self.count, self.description = target, 0, ""
+
+    def _site(self, node, description):
+        hit = self.count == self.target
+        if hit:
+            self.description = f"line {getattr(node, 'lineno', '?')}: {description}"
+        self.count += 1
+        return hit
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        new = _SWAP_BIN.get(type(node.op))
+        if new and self._site(node, f"{type(node.op).__name__} -> {new.__name__}"):
+            node.op = new()
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        new = _SWAP_CMP.get(type(node.ops[0]))
+        if new and self._site(node, f"{type(node.ops[0]).__name__} -> {new.__name__}"):
+            node.ops[0] = new()
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.USub) and self._site(node, "drop unary minus"):
+            return node.operand
+        return node
+
+    def visit_Constant(self, node):
+        if type(node.value) in (int, float) and not isinstance(node.value, bool):
+            if self._site(node, f"constant {node.value!r} -> {node.value!r} + 1"):
+                return ast.copy_location(ast.Constant(node.value + 1), node)
+        return node
+
+    def visit_Return(self, node):
+        self.generic_visit(node)
+        if node.value is not None and self._site(node, "return None"):
+            node.value = ast.Constant(None)
+        return node
+
+    def visit_Expr(self, node):  # leave docstrings and bare strings alone
+        return node
+
+
+def _graded_defs(tree: ast.Module, names: set[str]):
+    return [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names]
+
+
+def count_mutants(code: str, graded: set[str]) -> int:
+    counter = _Mutator(None)
+    for fn in _graded_defs(ast.parse(code), graded):
+        counter.visit(fn)
+    return counter.count
+
+
+def mutant(code: str, graded: set[str], k: int) -> tuple[str, str]:
+    """(mutated source, description) for the k-th mutation site inside graded functions."""
+    tree = ast.parse(code)
+    m = _Mutator(k)
+    for fn in _graded_defs(tree, graded):
+        m.visit(fn)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree), m.description
+
+
+def mutation_run(assignment: str, sample: int | None = 40, seed: int = 0, log=None) -> dict:
+    """Grade mutants of the reference; returns counts and the surviving mutations."""
+    from autograder.generate import module_text
+    from autograder.source import load
+
+    src = load(assignment)
+    code = module_text(src)
+    graded = set(src.graded_functions())
+    full = score_code(assignment, code)[1]
+    total = count_mutants(code, graded)
+    sites = list(range(total))
+    if sample is not None and sample < total:
+        sites = sorted(random.Random(seed).sample(sites, sample))
+    caught, survivors = 0, []
+    for i, k in enumerate(sites):
+        text, desc = mutant(code, graded, k)
+        score, _ = score_code(assignment, text)
+        if score < full:
+            caught += 1
+        else:
+            survivors.append(desc)
+        if log:
+            log(i + 1, len(sites))
+    return {"sites": total, "graded": len(sites), "caught": caught, "survivors": survivors}
