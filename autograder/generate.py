@@ -277,6 +277,10 @@ def generate(assignment: str, *, execute_solution: bool = True, otter: bool = Tr
     _write(REPO / "grading_tests" / "__init__.py", '"""Hidden tests, one package per assignment."""\n', changed)
     _write(REPO / "grading_tests" / aid / "__init__.py", "", changed)
     _write(REPO / "grading_tests" / aid / f"test_{aid}.py", tests_text(src), changed)
+    for data in sorted(src.path.parent.iterdir()):  # data files ship beside both notebooks
+        if data.is_file() and data.suffix not in (".py", ".pyc"):
+            _write(REPO / "assignments" / aid / data.name, data.read_bytes(), changed)
+            _write(REPO / "solutions" / aid / data.name, data.read_bytes(), changed)
     release = _notebook(_cells(src, solution=False), aid)
     _write(REPO / "assignments" / aid / f"{aid}.ipynb", nbformat.writes(release) + "\n", changed)
     nb_path = REPO / "solutions" / aid / f"{aid}.ipynb"
