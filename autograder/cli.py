@@ -63,6 +63,32 @@ def cmd_grade(args) -> int:
     return 0
 
 
+def cmd_grade_cohort(args) -> int:
+    from autograder.cohort import grade_cohort, record_in_gradebook, write_outputs
+
+    cfg = _config()
+    out = Path(args.out or f"results/{args.assignment}")
+    summary = grade_cohort(Path(args.submissions), args.assignment, out, workers=args.workers,
+                           timeout=args.timeout or cfg.TIMEOUT_S,
+                           call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
+                           memory_mb=args.memory or cfg.MEMORY_MB, scheduler=args.scheduler,
+                           progress=not args.quiet)
+    write_outputs(summary, out, Path(args.csv) if args.csv else None)
+    if not args.no_gradebook:
+        record_in_gradebook(summary, args.gradebook)
+    results = summary["results"]
+    print(f"{summary['students']} submissions: {summary['graded']} graded now, {summary['reused']} "
+          f"already graded (same file, same version {summary['version']}).")
+    errors = [r for r in results if r.get("errors")]
+    if results:
+        mean = sum(r["score"] for r in results) / len(results)
+        print(f"mean score {mean:.2f} / {max(r['max_score'] for r in results):g}; {len(errors)} with grader notes")
+    for item in summary["unmatched"]:
+        print(f"not graded: {item}")
+    print(f"grades: {args.csv or out / 'grades.csv'}   feedback: {out / 'feedback'}/   report: {out / 'report.html'}")
+    return 0
+
+
 def cmd_check(args) -> int:
     from autograder.checks import run_public_checks
     from autograder.grading import SubmissionError
@@ -123,6 +149,8 @@ def cmd_new_year(args) -> int:
 def main(argv=None) -> int:
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
+    import os  # nbgrader runs `alembic` (installed beside this Python) when it creates a gradebook
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     parser = argparse.ArgumentParser(prog="pdl", description="Physics of Deep Learning course tools.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -141,6 +169,21 @@ def main(argv=None) -> int:
     p.add_argument("--call-timeout", type=float, help="seconds allowed for one function call")
     p.add_argument("--memory", type=int, help="memory limit of the student's process, MB")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("grade-cohort", help="grade a folder or zip of submissions in parallel, resumably")
+    p.add_argument("submissions", help="folder or zip (student folders, <student>.ipynb, nbgrader, Gradescope export)")
+    p.add_argument("--assignment", required=True)
+    p.add_argument("--workers", type=int, help="parallel submissions (default: all cores)")
+    p.add_argument("--timeout", type=float)
+    p.add_argument("--call-timeout", type=float)
+    p.add_argument("--memory", type=int)
+    p.add_argument("--scheduler", help="dask.distributed scheduler address (tcp://host:8786)")
+    p.add_argument("--out", help="output folder (default results/<assignment>)")
+    p.add_argument("--csv", help="CSV file (default <out>/grades.csv)")
+    p.add_argument("--gradebook", help="nbgrader gradebook URL (default the course's)")
+    p.add_argument("--no-gradebook", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_grade_cohort)
 
     p = sub.add_parser("check", help="run a notebook's public checks (for students)")
     p.add_argument("notebook")

@@ -256,12 +256,12 @@ def nbgrader_notebook(src: Source):
                 "import importlib\nfrom autograder.testing import LocalStudent\n"
                 f"importlib.import_module('grading_tests.{src.assignment}.test_{src.assignment}')"
                 f".{name}(LocalStudent(globals()))\n### END HIDDEN TESTS")
-        cells.append(("code", code, ["hidden-test"], {"solution": False, "grade": True,
+        cells.append(("code", code, ["hidden-test"], {"solution": False, "grade": True, "grade_id": name,
                                                      "locked": True, "points": pts}))
     nb = _notebook([(k, t, g) for k, t, g, _ in cells], src.assignment)
     for i, (cell, (_, _, _, meta)) in enumerate(zip(nb.cells, cells)):
         if meta:
-            cell.metadata["nbgrader"] = {"schema_version": 3, "grade_id": f"cell-{i:03d}", **meta}
+            cell.metadata["nbgrader"] = {"schema_version": 3, "grade_id": f"cell-{i:03d}", **meta}  # tests: their name
     return nb
 
 

@@ -21,19 +21,24 @@ def course_root() -> Path:
     return REPO / "nbgrader"
 
 
-def _nbgrader(*args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
+def db_url() -> str:
+    return f"sqlite:///{course_root() / 'gradebook.db'}"
+
+
+def _nbgrader(*args: str, timeout: float = 1800, db_url: str | None = None) -> subprocess.CompletedProcess:
     bindir = Path(sys.executable).parent  # nbgrader shells out to `alembic`, found on PATH
     env = dict(os.environ, PATH=f"{bindir}:{os.environ.get('PATH', '')}")
-    proc = subprocess.run([str(bindir / "nbgrader"), *args, CONFIG], cwd=REPO, env=env,
+    extra = [f"--CourseDirectory.db_url={db_url}"] if db_url else []
+    proc = subprocess.run([str(bindir / "nbgrader"), *args, CONFIG, *extra], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
     return proc
 
 
-def generate_assignment(assignment: str) -> Path:
+def generate_assignment(assignment: str, db_url: str | None = None) -> Path:
     """``nbgrader generate_assignment``: writes nbgrader/release/<id>/ and registers the assignment."""
-    _nbgrader("generate_assignment", assignment, "--force")
+    _nbgrader("generate_assignment", assignment, "--force", db_url=db_url)
     return course_root() / "release" / assignment / f"{assignment}.ipynb"
 
 
@@ -55,9 +60,8 @@ def code_scores(assignment: str) -> dict[str, tuple[float, float]]:
     """student -> (autograded code score, its maximum), from nbgrader's gradebook."""
     from nbgrader.api import Gradebook
 
-    db = f"sqlite:///{course_root() / 'gradebook.db'}"
     out = {}
-    with Gradebook(db) as gb:
+    with Gradebook(db_url()) as gb:
         for sub in gb.assignment_submissions(assignment):
             out[sub.student.id] = (sub.code_score, sub.max_code_score)
     return out
