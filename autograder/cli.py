@@ -133,7 +133,7 @@ def cmd_new_year(args) -> int:
     importlib.reload(_config())
     ids = _assignments([], True)
     for aid in ids:
-        generate(aid, execute_solution=not args.no_execute)
+        generate(aid, execute_solution=not args.no_execute, otter=not args.no_otter)
         print(f"{aid}: regenerated for {args.year}")
     log = REPO / "CHANGELOG.md"
     entry = (f"\n## {args.year} (from {old_year}), {datetime.date.today().isoformat()}\n"
@@ -149,8 +149,6 @@ def cmd_new_year(args) -> int:
 def main(argv=None) -> int:
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    import os  # nbgrader runs `alembic` (installed beside this Python) when it creates a gradebook
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     parser = argparse.ArgumentParser(prog="pdl", description="Physics of Deep Learning course tools.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -200,6 +198,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("new-year", help="set the course year and regenerate every assignment")
     p.add_argument("year", type=int)
     p.add_argument("--no-execute", action="store_true", help="do not re-execute solution notebooks")
+    p.add_argument("--no-otter", action="store_true", help="skip the otter autograder zips")
     p.set_defaults(func=cmd_new_year)
 
     args = parser.parse_args(argv)

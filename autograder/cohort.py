@@ -29,7 +29,6 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from autograder.sandbox import REPO
 
 MAX_UNZIPPED = 2 * 2**30
 
@@ -354,6 +353,7 @@ def record_in_gradebook(summary: dict, db_url: str | None = None) -> None:
 
     aid = summary["assignment"]
     db_url = db_url or nbgrader_course.db_url()
+    nbgrader_course.ensure_alembic_on_path()
     with Gradebook(db_url) as gb:
         try:
             gb.find_assignment(aid)

@@ -217,7 +217,7 @@ def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
                     "course_config.py", "grading_tests/__init__.py", "grading_tests/conftest.py",
                     f"grading_tests/{assignment}/__init__.py",
                     f"grading_tests/{assignment}/test_{assignment}.py",
-                    f"solutions/__init__.py", f"solutions/{assignment}/__init__.py"]:
+                    "solutions/__init__.py", f"solutions/{assignment}/__init__.py"]:
             (stage / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(REPO / rel, stage / rel)
         reqs = ["numpy", "scipy", "matplotlib", "pytest"] + (["torch==2.13.0"] if uses_torch else [])

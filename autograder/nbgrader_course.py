@@ -21,6 +21,13 @@ def course_root() -> Path:
     return REPO / "nbgrader"
 
 
+def ensure_alembic_on_path() -> None:
+    """nbgrader's Gradebook runs the `alembic` command (installed beside this Python) to create a db."""
+    bindir = str(Path(sys.executable).parent)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
 def db_url() -> str:
     return f"sqlite:///{course_root() / 'gradebook.db'}"
 
@@ -60,6 +67,7 @@ def code_scores(assignment: str) -> dict[str, tuple[float, float]]:
     """student -> (autograded code score, its maximum), from nbgrader's gradebook."""
     from nbgrader.api import Gradebook
 
+    ensure_alembic_on_path()
     out = {}
     with Gradebook(db_url()) as gb:
         for sub in gb.assignment_submissions(assignment):

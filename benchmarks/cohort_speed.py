@@ -1,0 +1,96 @@
+"""Grading a synthetic cohort: `pdl grade-cohort` vs `nbgrader autograde` vs sequential `otter run`.
+
+    python benchmarks/cohort_speed.py [--n 50] [--assignment ex2_3_ising_perceptron] [--skip-otter] [--skip-nbgrader]
+
+All three grade the same answers (correct / half-stubbed / untouched, cycled) in one run on
+this machine; the script prints seconds per submission for each, the ratios, and the
+scaling of `pdl grade-cohort` from --workers 1 to --workers 2. No assertion: machines are noisy.
+"""
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from autograder import nbgrader_course as nbg  # noqa: E402
+from autograder.cohort import grade_cohort  # noqa: E402
+from autograder.source import load, stub  # noqa: E402
+from autograder.validate import variant_notebook  # noqa: E402
+
+KINDS = ("correct", "partial", "stub")
+
+
+def nbgrader_variant(assignment: str, kind: str) -> dict:
+    src = json.loads((nbg.course_root() / "source" / assignment / f"{assignment}.ipynb").read_text())
+    if kind == "correct":
+        return src
+    names = load(assignment).graded_functions()
+    only = set(names) if kind == "stub" else set(names[1::2])
+    for cell in src["cells"]:
+        if "graded" in cell["metadata"].get("tags", []):
+            cell["source"] = stub("".join(cell["source"]), only=only)
+    return src
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=50)
+    ap.add_argument("--assignment", default="ex2_3_ising_perceptron")
+    ap.add_argument("--skip-otter", action="store_true")
+    ap.add_argument("--skip-nbgrader", action="store_true")
+    args = ap.parse_args()
+    aid, n = args.assignment, args.n
+    rows = {}
+    with tempfile.TemporaryDirectory(prefix="pdl-bench-") as tmp:
+        tmp = Path(tmp)
+        ours = {k: json.dumps(variant_notebook(aid, k)) for k in KINDS}
+        for i in range(n):
+            d = tmp / "cohort" / f"student{i:03d}"
+            d.mkdir(parents=True)
+            (d / f"{aid}.ipynb").write_text(ours[KINDS[i % 3]])
+
+        for workers in (1, 2):
+            start = time.perf_counter()
+            grade_cohort(tmp / "cohort", aid, tmp / f"out{workers}", workers=workers, progress=True)
+            rows[f"pdl grade-cohort --workers {workers}"] = (time.perf_counter() - start) / n
+            print(f"pdl grade-cohort --workers {workers}: {rows[f'pdl grade-cohort --workers {workers}']:.2f} s/submission", flush=True)
+
+        if not args.skip_nbgrader:
+            nbg.generate_assignment(aid)
+            for kind in KINDS:
+                (tmp / f"nbg-{kind}.ipynb").write_text(json.dumps(nbgrader_variant(aid, kind)))
+            shutil.rmtree(nbg.course_root() / "submitted", ignore_errors=True)
+            for i in range(n):
+                nbg.submit(aid, f"student{i:03d}", tmp / f"nbg-{KINDS[i % 3]}.ipynb")
+            start = time.perf_counter()
+            nbg.autograde(aid)
+            rows["nbgrader autograde"] = (time.perf_counter() - start) / n
+            print(f"nbgrader autograde: {rows['nbgrader autograde']:.2f} s/submission", flush=True)
+
+        if not args.skip_otter:
+            zip_path = REPO / "dist" / "otter" / f"{aid}-autograder.zip"
+            otter = Path(sys.executable).parent / "otter"
+            start = time.perf_counter()
+            for i in range(n):
+                nb = tmp / "cohort" / f"student{i:03d}" / f"{aid}.ipynb"
+                subprocess.run([str(otter), "run", "-a", str(zip_path), "-o", str(tmp), "--no-logo", str(nb)],
+                               cwd=tmp, capture_output=True, check=False, timeout=600)
+            rows["otter run (sequential)"] = (time.perf_counter() - start) / n
+            print(f"otter run: {rows['otter run (sequential)']:.2f} s/submission", flush=True)
+
+    base = rows["pdl grade-cohort --workers 2"]
+    print(f"\n{aid}, {n} submissions (correct/partial/stub), seconds per submission:")
+    for name, sec in rows.items():
+        print(f"  {name:34s} {sec:6.2f}   ({sec / base:5.2f}x pdl --workers 2)")
+    print(f"  scaling --workers 1 -> 2: {rows['pdl grade-cohort --workers 1'] / base:.2f}x faster")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+"""`pdl grade-cohort`: layouts, a hostile cohort in one zip, resumability, gradebook, feedback, dask.
+
+The hostile suite is graded *within a cohort of good submissions*: every case must get the
+score its honest content deserves, the batch must finish, and the good submissions' scores
+must be unaffected.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+
+import nbformat
+import pytest
+
+from autograder.cohort import discover, feedback_html, grade_cohort, record_in_gradebook, safe_extract, write_outputs
+from autograder.sandbox import REPO
+from autograder.source import load
+from conftest import EXEMPLAR, code_cell, with_cells
+
+LIMITS = dict(timeout=25, call_timeout=8, memory_mb=2048)
+
+
+def _nb(nb: dict) -> str:
+    return json.dumps(nb)
+
+
+def _redefine(nb, name, body):
+    return with_cells(nb, [code_cell(f"def {name}(*args, **kwargs):\n{body}")])
+
+
+def hostile_cohort(correct: dict, stub: dict, partial: dict) -> dict[str, tuple[str, str]]:
+    """student -> (file content, what score it deserves: 'full' | 'zero' | 'less' | 'partial')."""
+    first = load(EXEMPLAR).graded_functions()[0]
+    extra = lambda src: _nb(with_cells(correct, [code_cell(src)]))  # noqa: E731
+    v3 = nbformat.writes(nbformat.convert(nbformat.reads(json.dumps(correct), as_version=4), 3), version=3)
+    return {
+        "good1": (_nb(correct), "full"), "good2": (_nb(correct), "full"), "good3": (_nb(correct), "full"),
+        "partial": (_nb(partial), "partial"), "untouched": (_nb(stub), "zero"),
+        "bad_json": (_nb(correct)[:500], "zero"), "empty": ("", "zero"), "not_nb": ("[1, 2]", "zero"),
+        "old_format": (v3, "full"),
+        "loop": (extra("while True:\n    pass"), "full"),
+        "os_exit": (extra("import os\nos._exit(0)"), "full"),
+        "sys_exit": (extra("import sys\nsys.exit(3)"), "full"),
+        "mem_bomb": (extra("blocks = []\nwhile True:\n    blocks.append(bytearray(2**27))"), "full"),
+        "flood": (extra("import sys\nfor i in range(10**7):\n    sys.stdout.write(f'{i}\\n')"), "full"),
+        "reader": (extra(f"print(open('{REPO}/solutions/{EXEMPLAR}/__init__.py').read())"), "full"),
+        "importer": (extra(f"import sys\nsys.path.insert(0, '{REPO}')\nfrom solutions.{EXEMPLAR} import *"), "full"),
+        "rewriter": (extra(f"open('{REPO}/grading_tests/{EXEMPLAR}/test_{EXEMPLAR}.py', 'w').write('')"), "full"),
+        "fake_results": (extra("import json\njson.dump({'score': 1e9}, open('results.json', 'w'))\n"
+                               "open('../../results.json', 'w').write('{}')"), "full"),
+        "patcher": (extra("import numpy as np, math, pytest\nnp.allclose = lambda *a, **k: True\n"
+                          "math.isclose = lambda *a, **k: True\npytest.approx = lambda *a, **k: 0"), "full"),
+        "liar_eq": (_nb(_redefine(correct, first, "    class L(float):\n        def __eq__(s, o): return True\n"
+                                  "    return L(-123.0)")), "less"),
+        "liar_array": (_nb(_redefine(correct, first, "    class A:\n        def __array__(s, *a, **k):\n"
+                                     "            import numpy\n            return numpy.array(-123.0)\n"
+                                     "        def __eq__(s, o): return True\n    return A()")), "less"),
+        "liar_float": (_nb(_redefine(correct, first, "    class F:\n        def __float__(s): return -123.0\n"
+                                     "        def __eq__(s, o): return True\n    return F()")), "less"),
+        "never_returns": (_nb(_redefine(correct, first, "    while True:\n        pass")), "less"),
+    }
+
+
+@pytest.fixture(scope="module")
+def cohort(tmp_path_factory, correct_nb, stub_nb):
+    from autograder.validate import variant_notebook
+
+    tmp = tmp_path_factory.mktemp("cohort")
+    cases = hostile_cohort(correct_nb, stub_nb, variant_notebook(EXEMPLAR, "partial"))
+    archive = tmp / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for student, (content, _) in cases.items():
+            zf.writestr(f"{student}/{EXEMPLAR}.ipynb", content)
+        zf.writestr("../escaped.ipynb", _nb(correct_nb))
+        zf.writestr("/absolute.ipynb", _nb(correct_nb))
+        zf.writestr("notes.txt", "not a notebook")
+    out = tmp / "out"
+    summary = grade_cohort(archive, EXEMPLAR, out, workers=2, progress=False, **LIMITS)
+    return cases, summary, out, archive
+
+
+def test_every_submission_has_a_row(cohort):
+    cases, summary, _, _ = cohort
+    assert sorted(r["student"] for r in summary["results"]) == sorted(cases)
+
+
+def test_each_case_gets_what_its_honest_content_deserves(cohort):
+    cases, summary, _, _ = cohort
+    by = {r["student"]: r for r in summary["results"]}
+    full = by["good1"]["max_score"]
+    assert full > 0
+    for student, (_, deserves) in cases.items():
+        score = by[student]["score"]
+        expected = {"full": score == full, "zero": score == 0, "less": 0 < score < full,
+                    "partial": 0 < score < full}[deserves]
+        assert expected, (student, score, full, by[student]["errors"][:2])
+    assert by["good1"]["score"] == by["good2"]["score"] == by["good3"]["score"] == full
+
+
+def test_broken_submissions_say_why(cohort):
+    _, summary, _, _ = cohort
+    by = {r["student"]: r for r in summary["results"]}
+    assert any("not valid JSON" in e for e in by["bad_json"]["errors"])
+    assert any("empty" in e for e in by["empty"]["errors"])
+    assert any("time limit" in e for e in by["loop"]["errors"])
+    assert any("did not finish" in t["message"] for t in by["never_returns"]["tests"])
+
+
+def test_unsafe_zip_members_are_refused_and_reported(cohort, tmp_path):
+    _, summary, _, archive = cohort
+    refused = [u for u in summary["unmatched"] if "refused" in u]
+    assert len(refused) == 2 and not (archive.parent.parent / "escaped.ipynb").exists()
+    assert any("notes.txt" in u for u in summary["unmatched"])
+    assert len(safe_extract(archive, tmp_path)) == 2
+
+
+def test_rerun_reuses_every_finished_result(cohort):
+    cases, summary, out, archive = cohort
+    again = grade_cohort(archive, EXEMPLAR, out, workers=2, progress=False, **LIMITS)
+    assert again["graded"] == 0 and again["reused"] == len(cases)
+    assert [r["score"] for r in again["results"]] == [r["score"] for r in summary["results"]]
+
+
+def test_outputs_csv_feedback_report_and_gradebook(cohort, tmp_path):
+    from nbgrader.api import Gradebook
+
+    cases, summary, out, _ = cohort
+    write_outputs(summary, out)
+    header = (out / "grades.csv").read_text().splitlines()[0].split(",")
+    assert header[:4] == ["student", "score", "max_score", "error"] and len(header) > 4
+    assert len((out / "grades.csv").read_text().splitlines()) == len(cases) + 1
+    assert "<img src='data:image/png;base64," in (out / "report.html").read_text()
+    tests_src = (REPO / "grading_tests" / EXEMPLAR / f"test_{EXEMPLAR}.py").read_text()
+    private = {ln.strip() for ln in tests_src.splitlines() if len(ln.strip()) >= 24}
+    for student in cases:
+        text = (out / "feedback" / f"{student}.html").read_text() + (out / "feedback" / f"{student}.md").read_text()
+        assert not [ln for ln in private if ln in text], student
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    record_in_gradebook(summary, db)
+    with Gradebook(db) as gb:
+        rows = {s.student.id: s.code_score for s in gb.assignment_submissions(EXEMPLAR)}
+    assert rows == {r["student"]: r["score"] for r in summary["results"]}
+
+
+def test_layouts_people_upload(tmp_path, correct_nb):
+    text = _nb(correct_nb)
+    files = {
+        f"alice/{EXEMPLAR}.ipynb": text,
+        "bob.ipynb": text,
+        f"submitted/carol/{EXEMPLAR}/{EXEMPLAR}.ipynb": text,
+        "submission_991/my_homework.ipynb": text,
+        "submission_metadata.yml": "submission_991:\n  :submitters:\n  - :name: Dan D\n    :sid: dan42\n",
+        f"erin/{EXEMPLAR}.ipynb": text, "erin/old_copy.ipynb": text,
+        "frank/draft.ipynb": text,
+        "grades.xlsx": "x",
+    }
+    for rel, content in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(content)
+    subs, unmatched = discover(tmp_path, EXEMPLAR)
+    assert [s.student for s in subs] == ["alice", "bob", "carol", "dan42", "erin", "frank"]
+    assert any("old_copy" in u for u in unmatched) and any("grades.xlsx" in u for u in unmatched)
+
+
+def test_interrupted_run_loses_no_finished_result(tmp_path, correct_nb):
+    folder = tmp_path / "subs"
+    for i in range(6):
+        (folder / f"s{i}").mkdir(parents=True)
+        (folder / f"s{i}" / f"{EXEMPLAR}.ipynb").write_text(_nb(correct_nb))
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "autograder.cli", "grade-cohort", str(folder), "--assignment", EXEMPLAR,
+           "--out", str(out), "--workers", "1", "--no-gradebook", "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=REPO, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((out / "records").glob("*.json"))) < 2:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    kept = {p.stem for p in (out / "records").glob("*.json")}
+    assert 2 <= len(kept) < 6
+    for p in (out / "records").glob("*.json"):
+        json.loads(p.read_text())  # every record on disk is whole
+    summary = grade_cohort(folder, EXEMPLAR, out, workers=2, progress=False, **LIMITS)
+    assert summary["reused"] >= len(kept) and len(summary["results"]) == 6
+    assert len({r["score"] for r in summary["results"]}) == 1
+
+
+def test_dask_local_cluster_gives_the_same_scores(tmp_path, correct_nb, stub_nb):
+    from distributed import LocalCluster
+
+    folder = tmp_path / "subs"
+    for name, nb in {"good": correct_nb, "stub": stub_nb}.items():
+        (folder / name).mkdir(parents=True)
+        (folder / name / f"{EXEMPLAR}.ipynb").write_text(_nb(nb))
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        summary = grade_cohort(folder, EXEMPLAR, tmp_path / "out", scheduler=cluster.scheduler_address,
+                               progress=False, **LIMITS)
+    scores = {r["student"]: r["score"] for r in summary["results"]}
+    assert scores["stub"] == 0 and scores["good"] == summary["results"][0]["max_score"] > 0
+
+
+def test_feedback_html_escapes_student_text():
+    rec = {"student": "<script>x</script>", "assignment": EXEMPLAR, "score": 0, "max_score": 1,
+           "tests": [{"name": "t", "points": 0, "max_points": 1, "passed": False, "message": "<b>oops</b>"}],
+           "errors": ["<img src=x onerror=alert(1)>"]}
+    out = feedback_html(rec)
+    assert "<script>" not in out and "<img src=x" not in out

@@ -1,0 +1,111 @@
+"""A new course year: different release notebooks and hidden-test inputs; last year's
+answers, replayed, fail; the reference and the alternative implementations pass both years."""
+
+import importlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import course_config
+from autograder.generate import _cells, _notebook, module_text
+from autograder.grading import run_hidden_tests
+from autograder.mutate import score_code, variant_cells
+from autograder.protocol import roundtrip
+from autograder.sandbox import REPO
+from autograder.source import load
+from autograder.testing import LocalStudent, rng_for
+from conftest import EXEMPLAR
+
+THIS, NEXT = course_config.YEAR, course_config.YEAR + 1
+
+
+class Recorder(dict):
+    """Calls the reference and remembers every answer, per function."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module, self.log = module, {}
+
+    def get(self, name, default=None):
+        fn = getattr(self.module, name, None)
+        if not callable(fn):
+            return default
+
+        def call(*args, **kwargs):
+            value = fn(*args, **kwargs)
+            self.log.setdefault(name, []).append(roundtrip(value))
+            return value
+        return call
+
+
+class Replayer(dict):
+    """A submission that hard-codes last year's answers: it replays them in order."""
+
+    def __init__(self, log):
+        super().__init__()
+        self.log = {k: list(v) for k, v in log.items()}
+
+    def get(self, name, default=None):
+        if name not in self.log:
+            return default
+        answers = self.log[name]
+        return lambda *a, **k: answers.pop(0) if answers else answers
+
+
+def score(results):
+    return sum(r.points for r in results), sum(r.max_points for r in results)
+
+
+def test_hidden_test_inputs_change_with_the_year(monkeypatch):
+    first = rng_for("some test").normal(size=3)
+    monkeypatch.setattr(course_config, "YEAR", NEXT)
+    assert not (rng_for("some test").normal(size=3) == first).any()
+
+
+def test_release_differs_between_years(monkeypatch):
+    import nbformat
+
+    src = load(EXEMPLAR)
+    this = nbformat.writes(_notebook(_cells(src, solution=False), EXEMPLAR))
+    monkeypatch.setattr(course_config, "YEAR", NEXT)
+    assert nbformat.writes(_notebook(_cells(src, solution=False), EXEMPLAR)) != this
+
+
+def test_last_years_answers_fail_this_year_while_correct_code_passes_both(monkeypatch):
+    ref = importlib.import_module(f"solutions.{EXEMPLAR}")
+    recorder = Recorder(ref)
+    got, full = score(run_hidden_tests(EXEMPLAR, LocalStudent(recorder)))
+    assert got == full > 0
+    assert score(run_hidden_tests(EXEMPLAR, LocalStudent(Replayer(recorder.log))))[0] == full
+
+    src = load(EXEMPLAR)
+    alternatives = [code for _, code in variant_cells(src, "alternative")]
+    assert alternatives
+    monkeypatch.setattr(course_config, "YEAR", NEXT)
+    replayed, _ = score(run_hidden_tests(EXEMPLAR, LocalStudent(Replayer(recorder.log))))
+    assert replayed < full, "a submission replaying last year's answers passed this year's tests"
+    assert score_code(EXEMPLAR, module_text(src)) == (full, full)
+    for code in alternatives:
+        assert score_code(EXEMPLAR, module_text(src) + "\n\n" + code) == (full, full)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_new_year_command_regenerates_a_valid_course(tmp_path):
+    clone = tmp_path / "course"
+    ignore = shutil.ignore_patterns(".venv", "dist", "results", ".git", "__pycache__", "release",
+                                    "submitted", "autograded", "feedback", "gradebook.db")
+    shutil.copytree(REPO, clone, ignore=ignore)
+    run = lambda *args: subprocess.run([sys.executable, "-m", "autograder.cli", *args], cwd=clone,  # noqa: E731
+                                       capture_output=True, text=True, timeout=1800,
+                                       env={"PATH": f"{sys.prefix}/bin:/usr/bin:/bin", "PYTHONPATH": str(clone)})
+    done = run("new-year", str(NEXT), "--no-execute", "--no-otter")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"YEAR = {NEXT}" in (clone / "course_config.py").read_text()
+    assert f"## {NEXT}" in (clone / "CHANGELOG.md").read_text()
+    old = (REPO / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text()
+    new = (clone / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text()
+    assert new != old and f"course year {NEXT}" in new
+    checked = run("validate", EXEMPLAR, "--no-otter", "--mutants", "0")
+    assert checked.returncode == 0, checked.stdout[-3000:]
