@@ -113,7 +113,9 @@ def _write(path: Path, text: str | bytes, changed: list) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode() if isinstance(text, str) else text
     if not path.exists() or path.read_bytes() != data:
-        path.write_bytes(data)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new one
         changed.append(path)
 
 
@@ -206,8 +208,9 @@ def hidden_tests(assignment: str):
 def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
     from otter.generate import main as otter_generate
 
-    out = REPO / "dist" / "otter" / f"{assignment}-autograder.zip"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    final = REPO / "dist" / "otter" / f"{assignment}-autograder.zip"
+    final.parent.mkdir(parents=True, exist_ok=True)
+    out = final.with_name(f".{final.name}.{os.getpid()}.tmp")
     with tempfile.TemporaryDirectory(prefix="pdl-otter-") as tmp:
         stage = Path(tmp)
         (stage / "tests").mkdir()
@@ -232,7 +235,8 @@ def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
         finally:
             os.chdir(cwd)
     _normalise_zip(out)
-    return out
+    os.replace(out, final)
+    return final
 
 
 def nbgrader_notebook(src: Source):

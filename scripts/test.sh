@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-python -m pytest -q tests grading_tests "$@"
+python -m pytest -q -n 2 --dist loadgroup tests grading_tests "$@"

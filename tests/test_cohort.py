@@ -125,6 +125,7 @@ def test_rerun_reuses_every_finished_result(cohort):
     assert [r["score"] for r in again["results"]] == [r["score"] for r in summary["results"]]
 
 
+@pytest.mark.xdist_group("nbgrader")
 def test_outputs_csv_feedback_report_and_gradebook(cohort, tmp_path):
     from nbgrader.api import Gradebook
 

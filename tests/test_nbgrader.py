@@ -3,6 +3,8 @@ agrees with `pdl grade` on the same answers."""
 
 import json
 
+import pytest
+
 from autograder import nbgrader_course as nbg
 from autograder.grading import grade
 from autograder.source import load, stub
@@ -10,6 +12,7 @@ from autograder.validate import variant_notebook
 from conftest import EXEMPLAR
 
 
+@pytest.mark.xdist_group("nbgrader")  # shares nbgrader/release with test_cohort
 def test_nbgrader_autograde_matches_pdl_grade(tmp_path):
     release = nbg.generate_assignment(EXEMPLAR)
     text = release.read_text()

@@ -5,13 +5,17 @@ import pytest
 from autograder.source import all_assignments
 from autograder.validate import leaks, validate
 
-ASSIGNMENTS = [a for a in all_assignments()]
+ASSIGNMENTS = all_assignments()
+# otter parity costs two `otter run`s (~10 s each): CI checks it on the exemplars; `pdl validate`
+# checks it everywhere. The mutation run prints a figure and asserts nothing: left to `pdl validate`.
+OTTER_PARITY = {"ex2_3_ising_perceptron", "exB_linear_to_kernel"}
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_validate(assignment):
     lines = []
-    assert validate(assignment, log=lines.append), "\n".join(lines)
+    ok = validate(assignment, otter=assignment in OTTER_PARITY, mutants=0, log=lines.append)
+    assert ok, "\n".join(lines)
 
 
 def test_leak_check_catches_a_reference_line(tmp_path, monkeypatch):
