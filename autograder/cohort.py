@@ -294,7 +294,7 @@ def feedback_html(rec: dict) -> str:
             + f"<p><small>Version {html.escape(str(rec.get('version', '?')))}.</small></p>")
 
 
-def _figure_png(draw) -> str:
+def _figure_png(draw, rows: int = 0) -> str:
     import base64
     import io
 
@@ -302,9 +302,11 @@ def _figure_png(draw) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+    fig, ax = plt.subplots(figsize=(8, max(3.6, 0.28 * rows + 1.2)))
     draw(ax)
     fig.tight_layout()
+    if rows:  # long test names on the y axis need room
+        fig.subplots_adjust(left=0.42)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     plt.close(fig)
@@ -326,10 +328,10 @@ def cohort_report(summary: dict) -> str:
                                    ax.set_title("score distribution")))
     rates = _figure_png(lambda ax: (ax.barh(range(len(names)), pass_rate, color="#47a"),
                                     ax.set_yticks(range(len(names)), names, fontsize=7), ax.set_xlim(0, 1),
-                                    ax.set_xlabel("fraction passing"), ax.set_title("per-test pass rate")))
+                                    ax.set_xlabel("fraction passing"), ax.set_title("per-test pass rate")), rows=len(names))
     slowest = _figure_png(lambda ax: (ax.barh(range(len(slow)), [r.get("seconds", 0) for r in slow], color="#a74"),
                                       ax.set_yticks(range(len(slow)), [r["student"] for r in slow], fontsize=7),
-                                      ax.set_xlabel("seconds"), ax.set_title("slowest submissions")))
+                                      ax.set_xlabel("seconds"), ax.set_title("slowest submissions")), rows=len(slow))
     errors = [r for r in results if r.get("errors")]
     err_rows = "".join(f"<tr><td>{html.escape(r['student'])}</td><td>{html.escape(r['errors'][0])}</td></tr>"
                        for r in errors)

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
-pdl generate --all
+pdl generate --all --no-execute   # solution notebooks are committed executed; drop --no-execute to re-run them
 mkdir -p results
 echo
 echo "Grading the bundled example submissions of ex2_3_ising_perceptron"
