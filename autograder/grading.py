@@ -123,6 +123,7 @@ class SandboxStudent:
         self._bad_cells: set[int] = set()
         self._restarts = 0
         self._fatal = ""
+        self._dead: dict[str, tuple[str, str]] = {}
         self.errors: list[str] = []
         self.cell_errors: list[dict] = []
         self.isolation = ""
@@ -156,8 +157,7 @@ class SandboxStudent:
                 self._bad_cells.add(cell)
                 self.errors.append(f"cell {cell} {what}; it is skipped and the rest is graded")
                 continue
-            if self._restarts == 0:  # report cell errors once, from the first full run
-                self.cell_errors = errors
+            self.cell_errors = errors
             self._worker = worker
             return worker
 
@@ -166,6 +166,9 @@ class SandboxStudent:
             raise AttributeError(name)
 
         def call(*args, **kwargs):
+            if name in self._dead:  # one hang or crash per function costs a restart, not one per test
+                kind, message = self._dead[name]
+                raise StudentError(kind, f"{message} in an earlier test, so it was not called again")
             worker = self._start()
             msg = {"op": "call", "name": name, "args": protocol.encode(list(args)),
                    "kwargs": protocol.encode(kwargs)}
@@ -173,10 +176,12 @@ class SandboxStudent:
                 answer = worker.request(msg, self._call_timeout)
             except WorkerTimeout:
                 self._drop_worker()
-                raise StudentError("timeout", f"{name} did not finish within {self._call_timeout:.0f} s") from None
+                self._dead[name] = ("timeout", f"{name} did not finish within {self._call_timeout:.0f} s")
+                raise StudentError(*self._dead[name]) from None
             except (WorkerDied, protocol.ProtocolError) as exc:
                 self._drop_worker()
-                raise StudentError("crashed", f"the notebook's process {exc} while running {name}") from None
+                self._dead[name] = ("crashed", f"the notebook's process {exc} while running {name}")
+                raise StudentError(*self._dead[name]) from None
             status = answer.get("status")
             if status == "ok":
                 try:
@@ -196,7 +201,6 @@ class SandboxStudent:
         if self._worker is not None:
             self._worker.close()
             self._worker = None
-            self._restarts += 1
 
     def close(self):
         if self._worker is not None:
