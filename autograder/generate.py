@@ -17,6 +17,7 @@ import io
 import os
 import shutil
 import tempfile
+import textwrap
 import zipfile
 from pathlib import Path
 
@@ -244,10 +245,16 @@ def nbgrader_notebook(src: Source):
     cells = []
     for kind, text, tags in _cells(src, solution=True):
         role = tags[0] if tags else "text"
-        if role in ("solution", "reference"):
+        if role == "solution":
             continue
         meta = {}
-        if role == "graded":
+        if role == "reference":
+            # private helpers of the reference: nbgrader's release turns the region into a stub,
+            # which must not raise at top level, hence the try.
+            text = ("try:\n    ### BEGIN SOLUTION\n" + textwrap.indent(text, "    ") +
+                    "\n    ### END SOLUTION\nexcept NotImplementedError:\n    pass  # your own helper functions may go here")
+            meta = {"solution": True, "grade": False, "locked": False}
+        elif role == "graded":
             text = nbgrader_solution(text)
             meta = {"solution": True, "grade": False, "locked": False}
         elif role == "answer":

@@ -56,20 +56,20 @@ def submit(assignment: str, student: str, notebook: Path) -> Path:
     return dest
 
 
-def autograde(assignment: str, student: str | None = None) -> None:
+def autograde(assignment: str, student: str | None = None, db_url: str | None = None) -> None:
     args = ["autograde", assignment, "--force"]
     if student:
         args.append(f"--student={student}")
-    _nbgrader(*args)
+    _nbgrader(*args, db_url=db_url)
 
 
-def code_scores(assignment: str) -> dict[str, tuple[float, float]]:
+def code_scores(assignment: str, url: str | None = None) -> dict[str, tuple[float, float]]:
     """student -> (autograded code score, its maximum), from nbgrader's gradebook."""
     from nbgrader.api import Gradebook
 
     ensure_alembic_on_path()
     out = {}
-    with Gradebook(db_url()) as gb:
+    with Gradebook(url or db_url()) as gb:
         for sub in gb.assignment_submissions(assignment):
             out[sub.student.id] = (sub.code_score, sub.max_code_score)
     return out

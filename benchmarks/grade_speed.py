@@ -47,11 +47,18 @@ def main() -> None:
             pdl_times.append(timed(pdl_cmd, tmp))
             otter_times.append(timed(otter_cmd, tmp))
             print(f"run {i + 1}: pdl grade {pdl_times[-1]:.2f} s, otter run {otter_times[-1]:.2f} s", flush=True)
+    imports = {}
+    for what in ("autograder.grading", "autograder.worker, IPython.core.interactiveshell", "nbformat"):
+        cmd = [sys.executable, "-c", f"import {what}"]
+        imports[what] = statistics.median(timed(cmd, REPO) for _ in range(3))
     p, o = statistics.median(pdl_times), statistics.median(otter_times)
     print(f"\n{aid}: median of {args.repeat} runs")
     print(f"  pdl grade : {p:6.2f} s")
     print(f"  otter run : {o:6.2f} s")
     print(f"  ratio otter/pdl = {o / p:.2f}  (pdl grade is {o / p:.1f}x as fast)")
+    print("\nimport time of a fresh interpreter (median of 3), to keep the grading path lean:")
+    for what, sec in imports.items():
+        print(f"  import {what:50s} {sec:5.2f} s")
 
 
 if __name__ == "__main__":

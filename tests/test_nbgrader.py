@@ -14,7 +14,8 @@ from conftest import EXEMPLAR
 
 @pytest.mark.xdist_group("nbgrader")  # shares nbgrader/release with test_cohort
 def test_nbgrader_autograde_matches_pdl_grade(tmp_path):
-    release = nbg.generate_assignment(EXEMPLAR)
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"  # a gradebook of its own, whatever the course's holds
+    release = nbg.generate_assignment(EXEMPLAR, db_url=db)
     text = release.read_text()
     assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
 
@@ -30,8 +31,8 @@ def test_nbgrader_autograde_matches_pdl_grade(tmp_path):
         path.write_text(json.dumps(nb))
         nbg.submit(EXEMPLAR, student, path)
     nbg.submit(EXEMPLAR, "untouched", release)
-    nbg.autograde(EXEMPLAR)
-    scores = nbg.code_scores(EXEMPLAR)
+    nbg.autograde(EXEMPLAR, db_url=db)
+    scores = nbg.code_scores(EXEMPLAR, db)
 
     for kind in ("correct", "partial", "stub"):
         path = tmp_path / f"pdl-{kind}" / f"{EXEMPLAR}.ipynb"
