@@ -1,6 +1,5 @@
 """Shared helpers for the engine's tests: synthetic submissions built from the generated course."""
 
-import copy
 import json
 from pathlib import Path
 
@@ -10,18 +9,6 @@ from autograder.validate import variant_notebook
 
 # The exemplar assignment the engine tests grade (small, fast, no torch).
 EXEMPLAR = "ex2_3_ising_perceptron"
-
-
-def code_cell(source: str, tags=()) -> dict:
-    return {"cell_type": "code", "execution_count": None, "metadata": {"tags": list(tags)},
-            "outputs": [], "source": source}
-
-
-def with_cells(nb: dict, cells: list, at: int | None = None) -> dict:
-    nb = copy.deepcopy(nb)
-    pos = len(nb["cells"]) if at is None else at
-    nb["cells"][pos:pos] = cells
-    return nb
 
 
 @pytest.fixture

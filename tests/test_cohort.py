@@ -13,13 +13,12 @@ import sys
 import time
 import zipfile
 
-import nbformat
 import pytest
 
 from autograder.cohort import discover, feedback_html, grade_cohort, record_in_gradebook, safe_extract, write_outputs
 from autograder.sandbox import REPO, namespaces_available
-from autograder.source import load
-from conftest import EXEMPLAR, code_cell, with_cells
+from autograder.synth import hostile_cohort
+from conftest import EXEMPLAR
 
 LIMITS = dict(timeout=25, call_timeout=8, memory_mb=2048)
 
@@ -28,49 +27,10 @@ def _nb(nb: dict) -> str:
     return json.dumps(nb)
 
 
-def _redefine(nb, name, body):
-    return with_cells(nb, [code_cell(f"def {name}(*args, **kwargs):\n{body}")])
-
-
-def hostile_cohort(correct: dict, stub: dict, partial: dict) -> dict[str, tuple[str, str]]:
-    """student -> (file content, what score it deserves: 'full' | 'zero' | 'less' | 'partial')."""
-    first = load(EXEMPLAR).graded_functions()[0]
-    extra = lambda src: _nb(with_cells(correct, [code_cell(src)]))  # noqa: E731
-    v3 = nbformat.writes(nbformat.convert(nbformat.reads(json.dumps(correct), as_version=4), 3), version=3)
-    return {
-        "good1": (_nb(correct), "full"), "good2": (_nb(correct), "full"), "good3": (_nb(correct), "full"),
-        "partial": (_nb(partial), "partial"), "untouched": (_nb(stub), "zero"),
-        "bad_json": (_nb(correct)[:500], "zero"), "empty": ("", "zero"), "not_nb": ("[1, 2]", "zero"),
-        "old_format": (v3, "full"),
-        "loop": (extra("while True:\n    pass"), "full"),
-        "os_exit": (extra("import os\nos._exit(0)"), "full"),
-        "sys_exit": (extra("import sys\nsys.exit(3)"), "full"),
-        "mem_bomb": (extra("blocks = []\nwhile True:\n    blocks.append(bytearray(2**27))"), "full"),
-        "flood": (extra("import sys\nfor i in range(10**7):\n    sys.stdout.write(f'{i}\\n')"), "full"),
-        "reader": (extra(f"print(open('{REPO}/solutions/{EXEMPLAR}/__init__.py').read())"), "full"),
-        "importer": (extra(f"import sys\nsys.path.insert(0, '{REPO}')\nfrom solutions.{EXEMPLAR} import *"), "full"),
-        "rewriter": (extra(f"open('{REPO}/grading_tests/{EXEMPLAR}/test_{EXEMPLAR}.py', 'w').write('')"), "full"),
-        "fake_results": (extra("import json\njson.dump({'score': 1e9}, open('results.json', 'w'))\n"
-                               "open('../../results.json', 'w').write('{}')"), "full"),
-        "patcher": (extra("import numpy as np, math, pytest\nnp.allclose = lambda *a, **k: True\n"
-                          "math.isclose = lambda *a, **k: True\npytest.approx = lambda *a, **k: 0"), "full"),
-        "liar_eq": (_nb(_redefine(correct, first, "    class L(float):\n        def __eq__(s, o): return True\n"
-                                  "    return L(-123.0)")), "less"),
-        "liar_array": (_nb(_redefine(correct, first, "    class A:\n        def __array__(s, *a, **k):\n"
-                                     "            import numpy\n            return numpy.array(-123.0)\n"
-                                     "        def __eq__(s, o): return True\n    return A()")), "less"),
-        "liar_float": (_nb(_redefine(correct, first, "    class F:\n        def __float__(s): return -123.0\n"
-                                     "        def __eq__(s, o): return True\n    return F()")), "less"),
-        "never_returns": (_nb(_redefine(correct, first, "    while True:\n        pass")), "less"),
-    }
-
-
 @pytest.fixture(scope="module")
-def cohort(tmp_path_factory, correct_nb, stub_nb):
-    from autograder.validate import variant_notebook
-
+def cohort(tmp_path_factory, correct_nb):
     tmp = tmp_path_factory.mktemp("cohort")
-    cases = hostile_cohort(correct_nb, stub_nb, variant_notebook(EXEMPLAR, "partial"))
+    cases = hostile_cohort(EXEMPLAR)
     if not namespaces_available():  # without the sandbox these would really damage the checkout
         for destructive in ("rewriter", "fake_results"):
             cases.pop(destructive)

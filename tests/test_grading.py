@@ -12,7 +12,8 @@ from autograder.cli import main as pdl
 from autograder.grading import grade
 from autograder.sandbox import REPO
 from autograder.source import stub
-from conftest import EXEMPLAR, code_cell, with_cells
+from autograder.synth import code_cell, with_cells
+from conftest import EXEMPLAR
 
 LIMITS = dict(timeout=20, call_timeout=8, memory_mb=2048)
 
