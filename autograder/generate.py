@@ -65,7 +65,9 @@ def params_code(src: Source) -> str:
     cells = [c for c in src.cells if c.role == "params"]
     if not cells:
         return ""
-    ns: dict = {}
+    import numpy as np
+
+    ns: dict = {"np": np}
     exec(compile(cells[0].source, f"{src.path.name}:params", "exec"), ns)  # noqa: S102 - instructor code
     values = ns["draw_params"](year_rng(src.assignment))
     return (f"# This year's parameters (course year {course_config.YEAR}), drawn by `pdl generate`.\n"
@@ -227,6 +229,10 @@ def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
         reqs = ["numpy", "scipy", "matplotlib", "pytest"] + (["torch==2.13.0"] if uses_torch else [])
         (stage / "requirements.txt").write_text("\n".join(reqs) + "\n")
         files = ["autograder", "course_config.py", "grading_tests", "solutions"]
+        for data in sorted((REPO / "assignments" / assignment).glob("*")):
+            if data.is_file() and data.suffix != ".ipynb":  # data files the notebook opens
+                shutil.copy(data, stage / data.name)
+                files.append(data.name)
         cwd = os.getcwd()
         os.chdir(stage)
         try:
