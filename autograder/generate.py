@@ -152,9 +152,11 @@ def execute(nb, cwd: Path, timeout: int = 600):
 
 @contextlib.contextmanager
 def _quiet_env():
-    old = {k: os.environ.get(k) for k in ("MPLBACKEND", "PYTHONHASHSEED")}
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    os.environ["PYTHONHASHSEED"] = "0"
+    # one BLAS thread: small matrices on a 2-core machine thrash with more (seen: 90 s vs 5 s)
+    settings = {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONHASHSEED": "0",
+                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    old = {k: os.environ.get(k) for k in settings}
+    os.environ.update(settings)
     try:
         yield
     finally:
