@@ -36,7 +36,7 @@ def main() -> None:
             expected[student] = deserves
         start = time.perf_counter()
         summary = grade_cohort(folder, args.assignment, Path(tmp) / "out", workers=args.workers,
-                               timeout=60, call_timeout=15, memory_mb=2048)
+                               timeout=20, call_timeout=8, memory_mb=2048)
         seconds = time.perf_counter() - start
         write_outputs(summary, Path(tmp) / "out")
     rows = {r["student"]: r for r in summary["results"]}
