@@ -15,10 +15,15 @@ def _config():
     return course_config
 
 
-def _assignments(ids, all_flag=False):
+def _assignments(ids, all_flag=False, module=None):
     from autograder.source import all_assignments
 
     known = all_assignments()
+    if module:
+        modules = _config().MODULES
+        if module not in modules:
+            sys.exit(f"pdl: unknown module {module!r}; course_config.MODULES has {', '.join(modules)}")
+        ids = list(ids) + modules[module]
     if all_flag or not ids:
         return known
     unknown = [i for i in ids if i not in known]
@@ -30,7 +35,7 @@ def _assignments(ids, all_flag=False):
 def cmd_generate(args) -> int:
     from autograder.generate import generate
 
-    for aid in _assignments(args.ids, args.all):
+    for aid in _assignments(args.ids, args.all, args.module):
         changed = generate(aid, execute_solution=not args.no_execute, otter=not args.no_otter)
         rel = [str(p.relative_to(REPO)) for p in changed]
         print(f"{aid}: {len(rel)} file(s) written" + (": " + ", ".join(rel) if rel else ""))
@@ -113,7 +118,7 @@ def cmd_validate(args) -> int:
     from autograder.validate import validate
 
     ok = True
-    for aid in _assignments(args.ids, args.all):
+    for aid in _assignments(args.ids, args.all, args.module):
         ok &= validate(aid, otter=not args.no_otter, mutants=args.mutants)
     return 0 if ok else 1
 
@@ -155,6 +160,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("generate", help="build release/solution notebooks, hidden tests, otter zip, nbgrader source")
     p.add_argument("ids", nargs="*", help="assignment ids (default: all)")
     p.add_argument("--all", action="store_true")
+    p.add_argument("--module", help="a group of assignments from course_config.MODULES (e.g. day_b6)")
     p.add_argument("--no-execute", action="store_true", help="do not execute the solution notebook")
     p.add_argument("--no-otter", action="store_true", help="skip the otter autograder zip")
     p.set_defaults(func=cmd_generate)
@@ -191,6 +197,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("validate", help="solution scores full marks, stub scores 0, nothing leaks")
     p.add_argument("ids", nargs="*")
     p.add_argument("--all", action="store_true")
+    p.add_argument("--module", help="a group of assignments from course_config.MODULES (e.g. day_b6)")
     p.add_argument("--no-otter", action="store_true", help="skip the otter parity run")
     p.add_argument("--mutants", type=int, default=30, help="mutants of the reference to grade (0: none)")
     p.set_defaults(func=cmd_validate)
