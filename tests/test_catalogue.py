@@ -16,11 +16,12 @@ CATALOGUE = REPO.parent / "shared" / "course" / "CATALOGUE.md"
 def catalogue_functions() -> dict[str, dict[str, list[str]]]:
     out = {}
     for line in CATALOGUE.read_text().splitlines():
-        m = re.match(r"\|\s*`(\w+)`\s*\|[^|]*\|([^|]*)\|", line)
+        cells = re.split(r"\s\|\s", line.strip(" |"))  # ` | ` only: `||x||` inside a cell is a norm
+        m = re.fullmatch(r"`(\w+)`", cells[0]) if len(cells) >= 3 else None
         if not m:
             continue
         funcs = {}
-        for name, args in re.findall(r"`(\w+)\(([^`]*?)\)`?", m.group(2)):
+        for name, args in re.findall(r"`(\w+)\(([^`]*?)\)`?", cells[2]):
             params = [a.split("=")[0].strip() for a in args.split(",") if a.strip() and a.strip() != "..."]
             funcs[name] = params if "..." not in args else None
         out[m.group(1)] = funcs
