@@ -63,15 +63,18 @@ def main() -> None:
             print(f"pdl grade-cohort --workers {workers}: {rows[f'pdl grade-cohort --workers {workers}']:.2f} s/submission", flush=True)
 
         if not args.skip_nbgrader:
-            nbg.generate_assignment(aid)
+            db = f"sqlite:///{tmp / 'gradebook.db'}"  # its own gradebook, whatever the course's holds
+            nbg.generate_assignment(aid, db_url=db)
             for kind in KINDS:
                 (tmp / f"nbg-{kind}.ipynb").write_text(json.dumps(nbgrader_variant(aid, kind)))
-            shutil.rmtree(nbg.course_root() / "submitted", ignore_errors=True)
-            for i in range(n):
-                nbg.submit(aid, f"student{i:03d}", tmp / f"nbg-{KINDS[i % 3]}.ipynb")
+            for i in range(n):  # benchmark students only; the course's own submissions are left alone
+                nbg.submit(aid, f"pdlbench{i:03d}", tmp / f"nbg-{KINDS[i % 3]}.ipynb")
             start = time.perf_counter()
-            nbg.autograde(aid)
+            nbg.autograde(aid, student="pdlbench*", db_url=db)
             rows["nbgrader autograde"] = (time.perf_counter() - start) / n
+            for folder in ("submitted", "autograded"):
+                for d in (nbg.course_root() / folder).glob("pdlbench*"):
+                    shutil.rmtree(d, ignore_errors=True)
             print(f"nbgrader autograde: {rows['nbgrader autograde']:.2f} s/submission", flush=True)
 
         if not args.skip_otter:
