@@ -272,6 +272,8 @@ def feedback_markdown(rec: dict) -> str:
         lines.append(f"- {mark} **{t['name']}** ({t['points']:g}/{t['max_points']:g}): {t['message']}")
     if rec.get("errors"):
         lines += ["", "Notes from the grader:"] + [f"- {e}" for e in rec["errors"]]
+    if rec.get("manual"):
+        lines += ["", f"{len(rec['manual'])} written answer(s) received; they are graded by hand."]
     lines += ["", f"_Graded against version {rec.get('version', '?')}. Hidden tests use inputs you "
                   "have not seen; the messages say what was checked, not the expected values._"]
     return "\n".join(lines) + "\n"

@@ -51,6 +51,7 @@ class GradeReport:
     tests: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     version: str = ""
+    manual: list = field(default_factory=list)  # written answers, for grading by hand
     isolation: str = ""
     seconds: float = 0.0
 
@@ -70,6 +71,26 @@ def assignment_version(assignment: str) -> str:
         for path in sorted((REPO / folder / assignment).glob("*.py")):
             digest.update(path.read_bytes())
     return f"{course_config.YEAR}.{digest.hexdigest()[:10]}"
+
+
+def read_answers(path: Path) -> list[dict]:
+    """The written answers (markdown cells tagged ``answer``) of a readable notebook."""
+    try:
+        nb = json.loads(path.read_bytes())
+        cells = nb["cells"] if isinstance(nb, dict) and isinstance(nb.get("cells"), list) else []
+    except (OSError, ValueError):
+        return []
+    out = []
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict):
+            continue
+        meta = cell.get("metadata")
+        tags = meta.get("tags") if isinstance(meta, dict) else None
+        if cell.get("cell_type") == "markdown" and isinstance(tags, list) and "answer" in tags:
+            text = cell.get("source", "")
+            text = "".join(text) if isinstance(text, list) else str(text)
+            out.append({"cell": index, "text": text[:20_000]})
+    return out
 
 
 def read_notebook(path: Path) -> list[tuple[int, str, set]]:
@@ -302,6 +323,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
         report.errors.append(f"invalid notebook: {exc}")
         student = _Unreadable(f"the notebook could not be read: {exc}")
     else:
+        report.manual = read_answers(path)
         files = assignment_files(assignment)
         files[f"{assignment}.ipynb"] = path.read_bytes()
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],

@@ -38,6 +38,8 @@ def test_untouched_release_scores_zero_with_a_reason(write_nb, stub_nb):
     report = grade(write_nb("stub", stub_nb), EXEMPLAR, **LIMITS)
     assert report.score == 0 and report.max_score > 0
     assert all("not implemented" in t.message for t in report.tests)
+    placeholders = [c for c in stub_nb["cells"] if "answer" in c["metadata"].get("tags", [])]
+    assert len(report.manual) == len(placeholders) > 0  # written answers are collected for the TA
 
 
 def test_json_record_has_the_promised_fields(write_nb, correct_nb, tmp_path, capsys):
