@@ -26,8 +26,8 @@ def check(fn):
 '''
 
 
-def run_public_checks(notebook, assignment: str | None = None, timeout: float = 300) -> list:
-    """Execute a notebook (sandboxed, like grading) and return [(check, passed, message)]."""
+def run_public_checks(notebook, assignment: str | None = None, timeout: float = 300) -> tuple[list, list]:
+    """Execute a notebook (sandboxed, like grading); return ([(check, passed, message)], grader notes)."""
     from pathlib import Path
 
     from autograder.grading import SandboxStudent, assignment_files, read_notebook

@@ -280,7 +280,8 @@ def nbgrader_notebook(src: Source):
     nb = _notebook([(k, t, g) for k, t, g, _ in cells], src.assignment)
     for i, (cell, (_, _, _, meta)) in enumerate(zip(nb.cells, cells)):
         if meta:
-            cell.metadata["nbgrader"] = {"schema_version": 3, "grade_id": f"cell-{i:03d}", **meta}  # tests: their name
+            # hidden-test cells carry their test name as grade_id (set in meta), others a position
+            cell.metadata["nbgrader"] = {"schema_version": 3, "grade_id": f"cell-{i:03d}", **meta}
     return nb
 
 
