@@ -22,6 +22,14 @@ MODULES = {
                "ex5_3_mean_field_lab", "ex7_1_quanta"],
 }
 
+# Gradescope, through otter's autograder zip (`dist/otter/`). Written answers are otter's
+# "manual questions": the zip exports them (only them, by otter's filtering comments) to a PDF
+# and uploads it to a separate Gradescope assignment where TAs grade them by hand. Set the
+# course id and, per assignment, the id of that manual-grading assignment; the upload token
+# is read from the environment variable GRADESCOPE_TOKEN by `pdl generate`, never stored here.
+GRADESCOPE_COURSE_ID = None            # e.g. 123456
+GRADESCOPE_MANUAL_ASSIGNMENTS = {}     # e.g. {"ex5_3_mean_field_lab": 654321}
+
 ROOT = Path(__file__).resolve().parent
 
 if "get_config" in globals():  # executed by nbgrader as its config file

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import html
+import io
 import json
 import os
 import re
@@ -272,8 +273,13 @@ def feedback_markdown(rec: dict) -> str:
         lines.append(f"- {mark} **{t['name']}** ({t['points']:g}/{t['max_points']:g}): {t['message']}")
     if rec.get("errors"):
         lines += ["", "Notes from the grader:"] + [f"- {e}" for e in rec["errors"]]
-    if rec.get("manual"):
-        lines += ["", f"{len(rec['manual'])} written answer(s) received; they are graded by hand."]
+    manual = rec.get("manual") or []
+    if manual:
+        got = [m for m in manual if not m.get("missing")]
+        total = sum(float(m.get("points", 0)) for m in manual)
+        lines += ["", f"Written answers: {len(got)} of {len(manual)} received ({total:g} points, graded by hand; "
+                      "not included in the score above)."]
+        lines += [f"- {m.get('question', '?')}: no answer cell found" for m in manual if m.get("missing")]
     lines += ["", f"_Graded against version {rec.get('version', '?')}. Hidden tests use inputs you "
                   "have not seen; the messages say what was checked, not the expected values._"]
     return "\n".join(lines) + "\n"
@@ -378,6 +384,54 @@ def record_in_gradebook(summary: dict, db_url: str | None = None) -> None:
             gb.db.commit()
 
 
+def written_answers_html(summary: dict) -> str:
+    """Grading by question: each written question with its model answer and rubric, then every
+    student's answer to it (what a TA grading by hand reads; Gradescope's 'grade by question')."""
+    from autograder.source import load
+
+    questions = {q.name: q for q in load(summary["assignment"]).written_questions()}
+    by_question: dict[str, list] = {}
+    for rec in summary["results"]:
+        for m in rec.get("manual") or []:
+            by_question.setdefault(str(m.get("question")), []).append((rec["student"], m))
+    pre = "<div class='t'>{}</div>"
+    parts = []
+    for name, q in questions.items():
+        answers = "".join(
+            f"<h3>{html.escape(student)}</h3>"
+            + ("<p class='miss'>no answer cell</p>" if m.get("missing") else pre.format(html.escape(m.get("text", ""))))
+            for student, m in sorted(by_question.get(name, [])))
+        parts.append(f"<section><h2>{html.escape(name)} ({q.points:g} points)</h2>{pre.format(html.escape(q.prompt))}"
+                     f"<details><summary>Model answer and rubric</summary>{pre.format(html.escape(q.model_answer))}"
+                     f"</details>{answers or '<p>No submissions.</p>'}</section>")
+    return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(summary['assignment'])}: written answers</title>"
+            "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}.t{white-space:pre-wrap;"
+            "border-left:3px solid #ccc;padding-left:1em}.miss{color:#a22}section{margin-bottom:3em}</style>"
+            f"<h1>{html.escape(summary['assignment'])}: written answers, by question</h1>"
+            "<p>Scores go in <code>written_scores.csv</code> beside this file.</p>" + "".join(parts))
+
+
+def write_written_scores(summary: dict, path: Path) -> None:
+    """One row per student and written question, score and comment for the TA to fill in.
+    Scores and comments already entered in an existing file are kept (re-runs add students)."""
+    entered = {}
+    if path.exists():
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                entered[(row.get("student"), row.get("question"))] = (row.get("score", ""), row.get("comment", ""))
+    rows = [["student", "question", "max_points", "answered", "score", "comment"]]
+    for rec in summary["results"]:
+        for m in rec.get("manual") or []:
+            score, comment = entered.pop((rec["student"], str(m.get("question", ""))), ("", ""))
+            rows.append([rec["student"], m.get("question", ""), m.get("points", ""),
+                         "no" if m.get("missing") else "yes", score, comment])
+    rows += [[student, question, "", "not in this run", score, comment]
+             for (student, question), (score, comment) in entered.items() if score or comment]
+    buf = io.StringIO()
+    csv.writer(buf).writerows(rows)
+    _write_atomic(path, buf.getvalue())
+
+
 def write_outputs(summary: dict, out: Path, csv_path: Path | None = None) -> None:
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
@@ -386,3 +440,6 @@ def write_outputs(summary: dict, out: Path, csv_path: Path | None = None) -> Non
         _write_atomic(fb / f"{rec['student']}.html", feedback_html(rec))
     _write_atomic(out / "report.html", cohort_report(summary))
     write_csv(summary["results"], csv_path or out / "grades.csv")
+    if any(rec.get("manual") for rec in summary["results"]):
+        _write_atomic(out / "written.html", written_answers_html(summary))
+        write_written_scores(summary, out / "written_scores.csv")

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shutil
+import sys
 import tempfile
 import textwrap
 import zipfile
@@ -74,27 +76,66 @@ def params_code(src: Source) -> str:
             f"PARAMS = {pprint.pformat(values, sort_dicts=False, width=88)}")
 
 
+OTTER_BEGIN, OTTER_END = "<!-- BEGIN QUESTION -->", "<!-- END QUESTION -->"
+OTTER_MARKER_ROLE = "pdl-otter-export"
+
+
 def _cells(src: Source, solution: bool):
-    """(cell_type, source, tags) for the release or the solution notebook."""
+    """(cell_type, source, tags[, metadata]) for the release or the solution notebook."""
     roles = SOLUTION_ROLES if solution else RELEASE_ROLES
     out = [("markdown", src.cells[0].source, []), ("markdown", _header(src, solution), ["pdl-header"])]
     helper_done = False
+    questions = iter(src.written_questions())
     for cell in src.cells[1:]:
         if cell.role not in roles:
             continue
         text = cell.source
         if cell.role == "graded" and not solution:
             text = stub(text)
-        if cell.role == "answer" and not solution:
-            text = "*Your answer here.*"
         if cell.role == "params":
             text = params_code(src)
+        if cell.role == "answer":
+            q = next(questions)
+            out.append(("markdown", text if solution else "*Your answer here.*", ["answer"],
+                        {"pdl": {"question": q.name, "points": q.points}}))
+            continue
         out.append(("markdown" if cell.kind == "markdown" else "code", text, [cell.role]))
         if cell.role == "setup" and not helper_done:
             out.append(("code", CHECK_HELPER.rstrip("\n"), [PDL_HELPER_ROLE]))
             helper_done = True
     if not helper_done:
         out.insert(2, ("code", CHECK_HELPER.rstrip("\n"), [PDL_HELPER_ROLE]))
+    return _otter_export_markers(out)
+
+
+def _otter_export_markers(cells):
+    """Put otter's PDF-filtering comments around each written question, where ``otter assign``
+    puts them for a manual question: BEGIN on top of the prompt (the markdown cell before the
+    answer), END on top of the next markdown cell, or in a cell of their own. ``otter export
+    --filtering`` and the Gradescope autograder's PDF then hold exactly the written answers."""
+    def answer(k):
+        return 0 <= k < len(cells) and "answer" in cells[k][2]
+
+    def marker(text):
+        return ("markdown", text, [OTTER_MARKER_ROLE])
+
+    def prompt(k):  # a markdown cell just before an answer carries the BEGIN comment itself
+        return 0 <= k < len(cells) and cells[k][0] == "markdown" and not answer(k) and answer(k + 1)
+
+    out = []
+    for k, (kind, text, tags, *meta) in enumerate(cells):
+        prefix = [OTTER_BEGIN] if prompt(k) else []
+        if answer(k - 1):
+            if kind == "markdown" and not answer(k):
+                prefix.insert(0, OTTER_END)
+            else:
+                out.append(marker(OTTER_END))
+        text = "\n\n".join(prefix + [text])
+        if answer(k) and not prompt(k - 1):
+            out.append(marker(OTTER_BEGIN))
+        out.append((kind, text, tags, *meta))
+    if answer(len(cells) - 1):
+        out.append(marker(OTTER_END))
     return out
 
 
@@ -104,9 +145,11 @@ def _notebook(cells, assignment: str):
     nb = nbformat.v4.new_notebook()
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                    "language_info": {"name": "python"}, "pdl": {"assignment": assignment}}
-    for i, (kind, text, tags) in enumerate(cells):
+    for i, (kind, text, tags, *meta) in enumerate(cells):
         make = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
         cell = make(text, metadata={"tags": tags} if tags else {})
+        for extra in meta:
+            cell.metadata.update(extra)
         cell.id = f"{assignment[:40]}-{i:03d}".replace("_", "-")
         nb.cells.append(cell)
     return nb
@@ -210,6 +253,24 @@ def hidden_tests(assignment: str):
     return out
 
 
+def otter_config(assignment: str) -> dict:
+    """otter_config.json of the autograder zip: the written answers (otter's manual questions,
+    fenced by the filtering comments of ``_otter_export_markers``) go to a PDF, uploaded to the
+    Gradescope manual-grading assignment when course_config names one."""
+    import course_config
+
+    config = {"filtering": True, "pagebreaks": True}
+    course = getattr(course_config, "GRADESCOPE_COURSE_ID", None)
+    manual = getattr(course_config, "GRADESCOPE_MANUAL_ASSIGNMENTS", {}).get(assignment)
+    token = os.environ.get("GRADESCOPE_TOKEN")
+    if course and manual and token:
+        config.update(course_id=course, assignment_id=manual, token=token)
+    elif course and manual:
+        print(f"{assignment}: GRADESCOPE_TOKEN is not set, so the otter zip will not upload the "
+              "written answers to Gradescope; set it and run `pdl generate` again", file=sys.stderr)
+    return config
+
+
 def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
     from otter.generate import main as otter_generate
 
@@ -228,6 +289,7 @@ def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
                     "solutions/__init__.py", f"solutions/{assignment}/__init__.py"]:
             (stage / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(REPO / rel, stage / rel)
+        (stage / "otter_config.json").write_text(json.dumps(otter_config(assignment), indent=2, sort_keys=True))
         reqs = ["numpy", "scipy", "matplotlib", "pytest"] + (["torch==2.13.0"] if uses_torch else [])
         (stage / "requirements.txt").write_text("\n".join(reqs) + "\n")
         files = ["autograder", "course_config.py", "grading_tests", "solutions"]
@@ -240,7 +302,8 @@ def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 otter_generate(tests_dir="tests", output_path=str(out), requirements="requirements.txt",
-                               no_config=True, no_environment=True, files=files, python_version="3.11")
+                               config="otter_config.json", no_environment=True, files=files,
+                               python_version="3.11")
         finally:
             os.chdir(cwd)
     _normalise_zip(out)
@@ -251,7 +314,7 @@ def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
 def nbgrader_notebook(src: Source):
     """nbgrader's source notebook: solution regions in graded cells, one hidden-test cell per test."""
     cells = []
-    for kind, text, tags in _cells(src, solution=True):
+    for kind, text, tags, *extra in _cells(src, solution=True):
         role = tags[0] if tags else "text"
         if role == "solution":
             continue
@@ -266,10 +329,12 @@ def nbgrader_notebook(src: Source):
             text = nbgrader_solution(text)
             meta = {"solution": True, "grade": False, "locked": False}
         elif role == "answer":
-            meta = {"solution": True, "grade": True, "locked": False, "points": 1}
+            question = extra[0]["pdl"]
+            meta = {"solution": True, "grade": True, "locked": False, "points": question["points"],
+                    "grade_id": question["question"]}
         elif kind == "code":
             meta = {"solution": False, "grade": False, "locked": True}
-        cells.append((kind, text, tags, meta))
+        cells.append((kind, text, tags, meta, *extra))
     for name, pts, doc, _ in hidden_tests(src.assignment):
         code = (f"# Hidden test: {doc} ({pts:g} points)\n### BEGIN HIDDEN TESTS\n"
                 "import importlib\nfrom autograder.testing import LocalStudent\n"
@@ -277,10 +342,11 @@ def nbgrader_notebook(src: Source):
                 f".{name}(LocalStudent(globals()))\n### END HIDDEN TESTS")
         cells.append(("code", code, ["hidden-test"], {"solution": False, "grade": True, "grade_id": name,
                                                      "locked": True, "points": pts}))
-    nb = _notebook([(k, t, g) for k, t, g, _ in cells], src.assignment)
-    for i, (cell, (_, _, _, meta)) in enumerate(zip(nb.cells, cells)):
+    nb = _notebook([(k, t, g, *extra) for k, t, g, _, *extra in cells], src.assignment)
+    for i, (cell, (_, _, _, meta, *_)) in enumerate(zip(nb.cells, cells)):
         if meta:
-            # hidden-test cells carry their test name as grade_id (set in meta), others a position
+            # hidden-test cells carry their test name as grade_id and written answers their
+            # question name (set in meta), other cells a position
             cell.metadata["nbgrader"] = {"schema_version": 3, "grade_id": f"cell-{i:03d}", **meta}
     return nb
 

@@ -73,23 +73,49 @@ def assignment_version(assignment: str) -> str:
     return f"{course_config.YEAR}.{digest.hexdigest()[:10]}"
 
 
-def read_answers(path: Path) -> list[dict]:
-    """The written answers (markdown cells tagged ``answer``) of a readable notebook."""
-    try:
-        nb = json.loads(path.read_bytes())
-        cells = nb["cells"] if isinstance(nb, dict) and isinstance(nb.get("cells"), list) else []
-    except (OSError, ValueError):
-        return []
+def _answer_cells(nb) -> list[tuple[int, dict, str]]:
+    """(index, pdl metadata, text) of the markdown cells tagged ``answer`` of a parsed notebook."""
+    cells = nb.get("cells") if isinstance(nb, dict) else None
     out = []
-    for index, cell in enumerate(cells):
-        if not isinstance(cell, dict):
-            continue
-        meta = cell.get("metadata")
+    for index, cell in enumerate(cells if isinstance(cells, list) else []):
+        meta = cell.get("metadata") if isinstance(cell, dict) else None
         tags = meta.get("tags") if isinstance(meta, dict) else None
         if cell.get("cell_type") == "markdown" and isinstance(tags, list) and "answer" in tags:
             text = cell.get("source", "")
-            text = "".join(text) if isinstance(text, list) else str(text)
-            out.append({"cell": index, "text": text[:20_000]})
+            text = "".join(map(str, text)) if isinstance(text, list) else str(text)
+            pdl = meta.get("pdl")
+            out.append((index, pdl if isinstance(pdl, dict) else {}, text))
+    return out
+
+
+def written_questions(assignment: str) -> list[dict]:
+    """The written questions of the release notebook: [{"question", "points"}] in order."""
+    path = REPO / "assignments" / assignment / f"{assignment}.ipynb"
+    try:
+        release = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return []
+    return [{"question": str(m.get("question", f"written_{k + 1}")), "points": float(m.get("points", 1))}
+            for k, (_, m, _) in enumerate(_answer_cells(release))]
+
+
+def read_answers(path: Path, questions: list[dict]) -> list[dict]:
+    """The written answers of a submission, one per question of the release, for grading by hand.
+
+    A cell is matched by the question name in its metadata, else by position among the answer
+    cells; a question with no cell is reported with ``missing``. Points come from the release,
+    never from the submission."""
+    try:
+        found = _answer_cells(json.loads(path.read_bytes()))
+    except (OSError, ValueError):
+        found = []
+    by_name = {m.get("question"): (i, t) for i, m, t in found if isinstance(m.get("question"), str)}
+    unnamed = [(i, t) for i, m, t in found if m.get("question") not in {q["question"] for q in questions}]
+    out = []
+    for k, q in enumerate(questions):
+        hit = by_name.get(q["question"]) or (unnamed.pop(0) if unnamed else None)
+        cell, text = hit if hit else (None, "")
+        out.append({**q, "cell": cell, "text": text[:20_000], "missing": hit is None})
     return out
 
 
@@ -323,7 +349,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
         report.errors.append(f"invalid notebook: {exc}")
         student = _Unreadable(f"the notebook could not be read: {exc}")
     else:
-        report.manual = read_answers(path)
+        report.manual = read_answers(path, written_questions(assignment))
         files = assignment_files(assignment)
         files[f"{assignment}.ipynb"] = path.read_bytes()
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],

@@ -28,6 +28,16 @@ class Cell:
     role: str
     source: str
     index: int
+    points: float | None = None  # answer cells: the points of the written question
+
+
+@dataclass
+class WrittenQuestion:
+    """A written answer graded by hand: nbgrader's manual-grade cell, otter's manual question."""
+    name: str           # written_1, written_2, ... in source order (grade id in both tools)
+    points: float
+    prompt: str         # the markdown cell just before the answer cell
+    model_answer: str   # the answer cell of the source, with its rubric
 
 
 @dataclass
@@ -39,6 +49,15 @@ class Source:
 
     def code(self, *roles: str) -> str:
         return "\n\n\n".join(c.source for c in self.cells if c.role in roles).strip() + "\n"
+
+    def written_questions(self) -> list[WrittenQuestion]:
+        out = []
+        for k, cell in enumerate(self.cells):
+            if cell.role == "answer":
+                before = self.cells[k - 1]
+                prompt = before.source if before.kind == "markdown" and before.role == "text" else ""
+                out.append(WrittenQuestion(f"written_{len(out) + 1}", float(cell.points), prompt, cell.source))
+        return out
 
     def graded_functions(self) -> list[str]:
         names = []
@@ -84,7 +103,13 @@ def load(assignment: str) -> Source:
                 raise SourceError(f"{path.name} cell {i}: syntax error: {exc}") from None
         else:
             continue
-        cells.append(Cell(c.cell_type, role, c.source.strip("\n"), i))
+        points = None
+        if role == "answer":
+            points = c.metadata.get("points", 1)
+            if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
+                raise SourceError(f"{path.name} cell {i}: an answer cell's points must be a positive "
+                                  f"number, as in '# %% [markdown] tags=[\"answer\"] points=3'")
+        cells.append(Cell(c.cell_type, role, c.source.strip("\n"), i, points))
     if not cells or cells[0].kind != "markdown" or not cells[0].source.startswith(f"# {assignment}"):
         raise SourceError(f"{path.name}: the first cell must be markdown starting '# {assignment}: <title>'")
     title = cells[0].source.splitlines()[0].split(":", 1)[-1].strip()

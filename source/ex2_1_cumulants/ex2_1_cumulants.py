@@ -232,7 +232,7 @@ def check_cumulants_are_derivatives():
 # **(a), written.** Show that $\mathbb E(\mathcal O)=-\partial_JF|_{J=0}$ and
 # $\mathrm{Var}(\mathcal O)=-\partial_J^2F|_{J=0}$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* $\partial_JZ=\int d\theta\,\mathcal O\,e^{-\beta E+J\mathcal O}$, so
 # $-\partial_JF=\partial_J\log Z=\partial_JZ/Z=\mathbb E_J(\mathcal O)$, which at $J=0$ is $\mathbb E(\mathcal O)$.
 # Differentiating once more,
@@ -331,7 +331,7 @@ def check_cumulants_shift_invariant():
 # $\mathcal O$; compute $\kappa_4$ in central moments and explain in one sentence why it is not
 # $\mu_4$. Why can't $\kappa_4$ be "the fourth central moment" for *every* distribution?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* (b) With $\partial_J\mathbb E_J(\mathcal O^k)=\mathbb E_J(\mathcal O^{k+1})-\mathbb E_J(\mathcal O^k)\mathbb E_J(\mathcal O)$,
 # $-\partial_J^3F=\partial_J(m_2-m_1^2)=(m_3-m_2m_1)-2m_1(m_2-m_1^2)=m_3-3m_2m_1+2m_1^3$.
 # Expanding $\mathbb E(\mathcal O-m_1)^3=m_3-3m_1m_2+3m_1^2m_1-m_1^3=m_3-3m_1m_2+2m_1^3$: the same.
@@ -371,7 +371,7 @@ def check_energy_cumulants():
     assert np.isclose(-(F[2] - 2 * F[1] + F[0]) / h**2, k2, rtol=1e-4), "Var(E) should be -d2F/dbeta2"
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # *Model answer.* $F(\beta)=-\log\int d\theta\,e^{-\beta E}$, so
 # $\partial_\beta F=\frac{\int E\,e^{-\beta E}}{Z}=\mathbb E(E)$ and
 # $\partial_\beta^2F=\partial_\beta\mathbb E(E)=-\mathbb E(E^2)+\mathbb E(E)^2=-\mathrm{Var}(E)$. In

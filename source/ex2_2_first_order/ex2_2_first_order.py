@@ -163,7 +163,7 @@ def check_basin_occupation():
     assert p[0] > 0.99 and p[-1] < 0.01, "with a > 0, basin 1 (phi_1 = a(B - Bc)) wins for B < Bc"
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* From (2.33), the integral restricted to $U_i$ is $e^{-N\varphi_i}$, so
 # $p_1=\frac{e^{-N\varphi_1}}{e^{-N\varphi_1}+e^{-N\varphi_2}}=\frac1{1+e^{N(\varphi_1-\varphi_2)}}$.
 # Expanding $\varphi_1-\varphi_2=\Delta\varphi'(B-B_c)+O((B-B_c)^2)$ near the crossing gives the
@@ -224,7 +224,7 @@ def check_dphi_dB():
 # $\partial_B\varphi=\mathbb E\big[\partial_BE(\theta,B)\big]$. Which observable jumps when $B$
 # is the inverse temperature, and when it is the Ising field?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* $\partial_B\varphi=-\frac1N\frac{\partial_BZ}{Z}
 # =-\frac1N\frac{-N\varphi_1'e^{-N\varphi_1}-N\varphi_2'e^{-N\varphi_2}}{e^{-N\varphi_1}+e^{-N\varphi_2}}
 # =p_1\varphi_1'+p_2\varphi_2'$. From the integral,
@@ -369,7 +369,7 @@ def check_peak_is_a_peak():
 # when $\mathcal O=\partial_BE$ does not depend on $B$. Give the height, the full width at half
 # maximum and the area of the peak in the minimal model.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* $p_1=(1+e^{N\Delta\varphi})^{-1}$, so
 # $\partial_Bp_1=-\frac{N\Delta\varphi'\,e^{N\Delta\varphi}}{(1+e^{N\Delta\varphi})^2}=-Np_1p_2\,\Delta\varphi'$,
 # and $\partial_Bp_2=-\partial_Bp_1$. Differentiating (b),
@@ -548,7 +548,7 @@ plt.show()
 # e.g. $\varphi(B)=\log\cosh(B-B_c)$ for every $N$? Connect to the "emergent capabilities"
 # of models of growing size (Section 7.6).
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* At any finite $N$ the partition function is a finite sum (or integral) of
 # analytic functions of $B$, so $\varphi$ is analytic and every finite-$N$ plot is smooth:
 # smoothness alone cannot tell a transition from a crossover. What distinguishes them is the

@@ -648,7 +648,7 @@ plt.show()
 # like at finite $N$, what plays the role of the latent heat, and what happens between
 # $\alpha_c$ and the spinodal?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # *Model answer.* With $\varphi(\alpha)=-\frac1N\log\mathbb E_xZ\to\min_Rs(R,\alpha)$, the
 # observable conjugate to the load is $\partial_\alpha s=-\log(1-\varepsilon(R))$, the
 # log-inverse probability that a student fits one more example (the data cost per example).
@@ -911,7 +911,7 @@ plt.show()
 # symmetry partners; what are they here, and which ingredient of (c) made a sharp
 # transition possible at all? What would change for spherical weights?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # *Model answer.*
 #
 # | **Ising magnet** | **Ising perceptron** |

@@ -722,7 +722,7 @@ plt.show()
 # started at $m^{(0)}=1$ when $B$ is slightly negative and $\beta>1$, and what is the physical
 # name for it? What changes at $\beta=1$ exactly?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* With $g(m)=\tanh\beta(m+B)$, $g'(m)=\beta\,\mathrm{sech}^2\beta(m+B)\in(0,\beta]$,
 # and at a fixed point $g'(m^*)=\beta(1-m^{*2})$.
 # **$\beta<1$:** $g'<1$ everywhere, so $g$ is a contraction: one fixed point, globally stable,
@@ -751,7 +751,7 @@ plt.show()
 # `finite_N_magnetization(0, N, ...)` returns $0$ for every $N$. Reconcile the two, using the
 # order of the limits $N\to\infty$ and $B\to0$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* At finite $N$, $s(m)$ at $B=0$ is even, so $\mathbb E_N(m)=0$ exactly: the
 # distribution of $m$ is bimodal, with equal weight on $\pm\bar m$, for every $N$. Hence
 # $\lim_{N\to\infty}\lim_{B\to0}\mathbb E_N(m)=0$. In the other order, for fixed $B>0$ the
@@ -772,7 +772,7 @@ plt.show()
 # corrections farther from $T_c$ come from, what does the amplitude tend to, and is $\frac12$
 # the right answer for the 2-d and 3-d Ising models?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* (2.32) comes from truncating the Landau expansion at $m^4$; the $m^6$ term
 # ($\frac{T}{30}m^6$ from $h$) and the $T$-dependence of the coefficients give relative
 # corrections of order $t$: $\bar m^2=3t/(1-t)\,(1+O(t))$, so $\bar m=\sqrt3\,t^{1/2}(1+O(t))$,

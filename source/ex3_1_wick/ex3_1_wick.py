@@ -82,7 +82,7 @@ import matplotlib.pyplot as plt
 # differentiating (3.12). Check the first two cases explicitly:
 # $\mathbb E[X_1X_2]=K^{12}$ and $\mathbb E[X_1X_2X_3X_4]=K^{12}K^{34}+K^{13}K^{24}+K^{14}K^{23}$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* With $Y=X-KJ$ (using $K^T=K$):
 # $-\frac12 Y\cdot K^{-1}Y = -\frac12 X\cdot K^{-1}X + J\cdot X - \frac12 J\cdot KJ$, so
 # the exponent of (3.11) is $-\frac12 Y\cdot K^{-1}Y+\frac12 J\cdot KJ$. The shift $X\to Y$ has unit
@@ -186,7 +186,7 @@ def check_pair_partitions_are_matchings():
 # growth with the number of *all* set partitions (the Bell numbers) that the cumulant
 # formula of part 3 sums over.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* $5!!=5\cdot3\cdot1=15$ terms at $p=6$ (element 1 has 5 possible partners,
 # then the smallest remaining one has 3, then 1). In general $(2n-1)!!=\frac{(2n)!}{2^nn!}$:
 # 1, 3, 15, 105, 945, ... for $p=2,4,6,8,10$, which grows like
@@ -498,7 +498,7 @@ def check_gaussian_cumulants_vanish():
 # in general. What is $\kappa_4$ of $X_N=N^{-1/2}\sum_{i=1}^N\xi_i$ for i.i.d. $\xi_i$, and
 # what does it say about the approach to Gaussianity (compare with Section 3.4)?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* By induction on $|S|$: (3.15) with cumulants $\kappa_2=K$ and all others
 # zero gives $\sum_\Pi\prod_B\kappa(B)$ = sum over partitions into pairs only of $\prod K$ =
 # the Wick sum (3.14) = the Gaussian moment (odd orders: no pair partitions, zero). Since

@@ -191,7 +191,7 @@ def check_kernels_monte_carlo():
 # (prove it from the Fourier representation of the Gaussian density, or by Wick's theorem on
 # polynomials). Integrate in $K_{12}$ from $0$, where the expectation factorizes.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* **Price's theorem.** The density of $(u,v)$ is
 # $\int\frac{d^2k}{(2\pi)^2}e^{-\frac12k\cdot\Sigma k+ik\cdot(u,v)}$, and
 # $\partial_{K_{12}}e^{-\frac12k\Sigma k} = -k_1k_2e^{-\frac12k\Sigma k}$, i.e.
@@ -705,7 +705,7 @@ for N in widths:
 # (c) Why does the variance of the stochastic kernel decay *exactly* like $1/N$ here, and
 # what does that have to do with the Gaussianity of $f$?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* (a) Given the first layer, $f(x)\sim\mathcal N(0,K^{(2)}(x,x))$, so $f(x)$ is a
 # *scale mixture* of centred Gaussians: more peaked with heavier tails than a Gaussian
 # (positive excess kurtosis), visibly so at $N=3$, indistinguishable at $N=300$. Exactly,

@@ -260,7 +260,7 @@ except NotImplementedError:
     plt.close(fig)
     print("dln_output_norms or lognormal_prediction is not implemented yet")
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *(Question: at $L/N=2$, what is the median of $|f|^2$, what is its mean, and what
 # fraction of networks have $|f|^2$ above the mean? What does that mean for training a
 # deep network initialized this way?)*
@@ -419,7 +419,7 @@ try:
 except NotImplementedError:
     print("dln_outputs, kappa4_ratio_estimate or kappa4_ratio_exact is not implemented yet")
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *(Question: derive (5) from the recursion $G_\ell = G_{\ell-1}X_\ell$. Then explain in
 # one or two sentences why it is $L/N$, not $L$ or $N$ separately, that controls
 # non-Gaussianity.)*
@@ -543,7 +543,7 @@ except NotImplementedError:
 except FileNotFoundError:
     print("model_configs.csv is not in the working directory; download it with the notebook")
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # *(Exercise 3.3: How much does $L/N$ vary across families, across sizes within a family,
 # and across the years? Is everyone training in the "controlled correlations" window? And
 # is the DLN estimate $\kappa_4/\kappa_2^2\approx2L/N$ a fair description of a transformer?)*

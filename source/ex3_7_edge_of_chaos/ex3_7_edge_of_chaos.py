@@ -381,7 +381,7 @@ except NotImplementedError:
 # perturbation pushed forward, or, transposed, a gradient pulled back) is multiplied by
 # $\chi_1$ per layer on average.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* $C(c)=\frac1{q^*}[\sigma_w\mathbb E\phi(u_1)\phi(u_2)+\sigma_b]$ with
 # $\mathrm{Cov}(u_1,u_2)=K_{12}=q^*c$. By Price's theorem
 # $\partial_{K_{12}}\mathbb E[\phi(u_1)\phi(u_2)] = \mathbb E[\phi'(u_1)\phi'(u_2)]$, so
@@ -670,7 +670,7 @@ assert abs(critical_sigma_w(0.05, "tanh") - 1.76) < 0.01
 # $\sigma_b=0.05$. Where in the phase diagram do you put $\sigma_w$, and how precisely must it
 # be tuned? Why does a larger $\sigma_b$ push the critical $\sigma_w$ up?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # *Model answer.* **(b)** For ReLU, $\chi_1=\sigma_w/2$ independently of $q$, and the variance
 # map is linear, $V(q)=\sigma_wq/2+\sigma_b$. Criticality for correlations/gradients needs
 # $\chi_1=1$, i.e. $\sigma_w=2$, but then $V(q)=q+\sigma_b$ has a fixed point only if

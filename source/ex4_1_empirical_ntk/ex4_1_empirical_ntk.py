@@ -133,7 +133,7 @@ def circle_inputs(angles, d=2):
 #
 # **Exercise 4.1.** Derive (2) using only the chain rule.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # **Model answer.** $\partial\mathcal L/\partial\theta^i=\sum_\nu(f^\nu-y^\nu)\,\partial f^\nu/\partial\theta^i$,
 # so gradient flow reads $\dot\theta^i=-\eta\sum_\nu\Delta^\nu\,\partial_if^\nu$. The outputs depend on
 # time only through $\theta$:
@@ -382,7 +382,7 @@ def check_autograd_matches_analytic():
 # block-sparse with blocks of size $O(1/\sqrt N)$. (The solution notebook checks the formula
 # numerically with torch Hessians.)
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # **Model answer.** $\Theta^{\mu\nu}=\sum_i\partial_if^\mu\partial_if^\nu$, so
 # $\dot\Theta^{\mu\nu}=\sum_{i,j}\big(\partial_i\partial_jf^\mu\,\partial_if^\nu+\partial_if^\mu\,\partial_i\partial_jf^\nu\big)\dot\theta^j$.
 # Insert $\dot\theta^j=-\eta\sum_\rho\partial_jf^\rho\,\partial\mathcal L^{(f)}/\partial f^\rho$: the second
@@ -476,7 +476,7 @@ def check_infinite_width_vs_wide_network():
     assert np.all(np.isfinite(infinite_width_ntk(ones, "relu"))), "parallel inputs give nan: clip rho"
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # *(Derive the four Gaussian expectations above. Hint: Price's theorem,
 # $\partial_{K_{12}}\mathbb E[g(u)h(u')]=\mathbb E[g'(u)h'(u')]$, reduces each $\mathbb E[\phi\phi]$ to
 # $\mathbb E[\phi'\phi']$ plus its value at $K_{12}=0$.)*
@@ -612,7 +612,7 @@ def check_lazy_prediction_limits():
         "training residual should be expm(-eta t Theta) (f0 - y)"
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # **Exercise 4.3.** Derive (7), and show that at $t\to\infty$ the trained network is an
 # affine function of the initial one. Why does $f_\infty(x)$ still depend on the random
 # initialization, and what does averaging over it give?

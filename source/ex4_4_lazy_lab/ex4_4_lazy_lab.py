@@ -609,7 +609,7 @@ print(f"fitted drift exponent {slope_drift:.2f}, displacement exponent {slope_di
 # $-1$ and $-\frac12$ and not simply $-\frac12$, and what does the slope of the relative
 # displacement say about (4.30)? Why is the smallest width off the line?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* Over $N\approx30$–$1300$ the fitted drift slope comes out around
 # $-\frac12$ at the default horizon ($\eta t=80$; about $-0.45$ to $-0.6$ depending on the
 # year's widths and the seeds) and around $-0.6$ at the full $4\times10^4$ steps, with a
@@ -878,7 +878,7 @@ print(f"for contrast, np.linalg.inv route: max |difference| = {np.max(np.abs(nai
 # does the gap scale with $N$, and where (in $x$) is it largest? What does this say about
 # feature learning in this network?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* At $N\approx500$ the two curves are hard to tell apart by eye; the maximal
 # gap on the grid is a few $10^{-2}$, and it falls with the width roughly like $N^{-0.6}$ over
 # this range (between $N^{-1/2}$ and $N^{-1}$, like the kernel drift: the gap is the

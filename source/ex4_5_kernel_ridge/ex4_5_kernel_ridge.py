@@ -174,7 +174,7 @@ def check_mode_filter():
     assert np.allclose(mode_filter(lam, np.inf), 1.0), "beta = inf: every mode with lambda > 0 is learned"
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # **Ex 4.5(a,b).** Derive (2) by completing the square in (1), and derive (3). Show that
 # the posterior covariance does not depend on the labels, and say what "spectral bias" means
 # here.
@@ -310,7 +310,7 @@ try:
 except NotImplementedError:
     print("the filters are not implemented yet")
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # **Ex 4.5(c).** Compare (3) with the gradient-flow result $\hat\Delta^k(t)=e^{-\eta s_k^2t}\hat\Delta^k(0)$.
 # What is the same, what differs? Use the two-point example of Exercise B.5
 # ($\hat K=\begin{pmatrix}2&1\\1&2\end{pmatrix}$, $y=(2,0)$): give the posterior mean at $\beta=1$, the
@@ -426,7 +426,7 @@ def check_posterior_noise_free_limit():
     assert np.allclose(mean, y, atol=1e-8) and np.allclose(cov, 0, atol=1e-8)
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # **Ex 4.5(d).** Show that the posterior over functions is the Gaussian process (5), and use
 # the Woodbury identity to show that the weight-space posterior of a linear model gives the
 # same predictions.

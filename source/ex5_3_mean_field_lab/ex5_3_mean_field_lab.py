@@ -636,6 +636,7 @@ assert all(1.6 < q < 2.4 for q in ratios)
 # * (c) the per-neuron kernel $k_{\theta_i}$ then changes by $O(N^{\gamma-1})$ over a fixed
 #   horizon, so the normalized drift of $N^{2\gamma-1}\Theta=\frac1N\sum_ik_{\theta_i}$ is at most
 #   $O(N^{\gamma-1})$: zero for $\gamma<1$, order one at $\gamma=1$.
+#   This is an upper bound: compare it with the exponents you measure below.
 #
 # **Task.** Implement `dial_exponents`: for each $\gamma$, the least-squares slopes of
 # $\log(\mathrm{std}\,f_0)$ and of $\log(\overline{\mathrm{drift}})$ (mean over seeds) against
@@ -705,13 +706,62 @@ plt.show()
 print("gamma:", gam, "\ninit exponents: ", np.round(init_e, 3), "\ndrift exponents:", np.round(drift_e, 3))
 
 # %% [markdown]
+# *Independent check (solution notebook): the drift exponent $2(\gamma-1)$ and its prefactor.*
+# Write $\epsilon=N^{\gamma-1}$. As $N\to\infty$ at fixed $\gamma<1$ the error obeys the
+# frozen-kernel dynamics $\Delta_{k+1}=(1-\Delta\tau\,\bar K)\Delta_k$, $\Delta_0=-y$, with
+# $\bar K=\mathbb E_\theta k_\theta$, and each neuron moves by the updates of `mf_train`
+# with this prescribed error. The $O(\epsilon)$ change of $\mathbb E_\theta k_\theta$ vanishes
+# by $c\mapsto-c$, so $\|\Delta\bar K\|/\|\bar K\|\to\epsilon^{2}D(\tau)$. Here $D$ is computed
+# by quadrature over the *initial distribution* (Gauss–Legendre in $a$, where $\tanh$ has poles
+# near the real axis, Gauss–Hermite in $c$, where the integrand is a polynomial) with no
+# sampled neurons, and compared with $N^{2(1-\gamma)}$ times the mean sampled drift of
+# `kernel_drift_dial` at $\gamma=\frac34$, where the seed-to-seed fluctuation
+# ($O(N^{\gamma-3/2})$) is already small against the coherent term. The $O(\epsilon)$
+# corrections (about $N^{-1/4}$ relative) are allowed for in the tolerance.
+
+# %% tags=["solution"]
+def coherent_drift_coefficient(tau, dtau, n_a=400, n_c=30, eps=1e-3):
+    """D(tau): the N = infinity normalized kernel drift divided by eps^2, by quadrature over (a, c)."""
+    za, wa = np.polynomial.legendre.leggauss(n_a)
+    za, wa = 10 * za, 10 * wa * np.exp(-(10 * za) ** 2 / 2) / np.sqrt(2 * np.pi)
+    zc, wc = np.polynomial.hermite_e.hermegauss(n_c)
+    wc = wc / np.sqrt(2 * np.pi)
+    a, c = (v.ravel() for v in np.meshgrid(za, zc, indexing="ij"))
+    w = np.outer(wa, wc).ravel()
+
+    def mean_kernel(a, c):
+        P, dP = np.tanh(np.outer(a, X_TRAIN)), 1 / np.cosh(np.outer(a, X_TRAIN)) ** 2
+        return (P * w[:, None]).T @ P + ((dP * (w * c**2)[:, None]).T @ dP) * np.outer(X_TRAIN, X_TRAIN)
+
+    K_bar = mean_kernel(a, c)
+    err = -Y_TRAIN
+    for _ in range(int(round(tau / dtau))):
+        z = np.outer(a, X_TRAIN)
+        a, c = (a - eps * dtau * c * ((1 / np.cosh(z) ** 2) @ (err * X_TRAIN)),
+                c - eps * dtau * (np.tanh(z) @ err))
+        err = err - dtau * K_bar @ err
+    return np.linalg.norm(mean_kernel(a, c) - K_bar) / np.linalg.norm(K_bar) / eps**2
+
+
+D_quad = coherent_drift_coefficient(0.2, 0.01)
+D_coarse = coherent_drift_coefficient(0.2, 0.01, n_a=200, n_c=20)
+print(f"quadrature: D(tau = 0.2) = {D_quad:.4f} (coarser grid: {D_coarse:.4f})")
+assert abs(D_quad - D_coarse) < 1e-3 * D_quad
+g_chk, seeds_chk = 0.75, range(16)
+for N in [1000, 3000, 10000, 30000]:
+    d = np.array([kernel_drift_dial(N, g_chk, s, 0.2, 0.01) for s in seeds_chk]) * N ** (2 * (1 - g_chk))
+    se = d.std(ddof=1) / np.sqrt(d.size)
+    print(f"gamma = 3/4, N = {N:5d}: N^(2(1-gamma)) <drift> = {d.mean():.3f} +- {se:.3f}   (quadrature {D_quad:.3f})")
+assert abs(d.mean() - D_quad) < 3 * se + 2 * N ** (-0.25) * D_quad
+
+# %% [markdown]
 # **Exercise 5.4(c)–(d), written.** Compare the fitted drift exponents with the bound
 # $\gamma-1$. Why is the measured drift at $\gamma=\frac12$ smaller than the guaranteed
 # $N^{-1/2}$, and what do the exponents between $\frac12$ and $1$ show? Reconcile
 # $\gamma=\frac12$ with Section 4.3, and (optional) relate $\gamma$ to the output scale
 # $\alpha$ of Chizat et al.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # *Model answer.* The initial-output exponents sit on $\frac12-\gamma$ (exact in
 # expectation at every $N$; the small common offset is the sampling error of the shared seeds).
 # The drift exponents are $\approx0$ at $\gamma=1$ (order-one feature movement at every width),
@@ -781,7 +831,7 @@ plt.show()
 # *feature copying*? Which aspects of (c)–(d) are universal, and which were special to the
 # aligned (realizable) case? Explain what happens with $y=|x|-1$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* With the two-neuron $\tanh$ teacher the target lies in the model class, and
 # the cloud condenses onto thin one-dimensional filaments (Figure 6): steep neurons
 # ($|a|\approx2$–$4$) with $c$ growing along with $a$ and the same sign ($ca>0$), which build the
@@ -829,7 +879,7 @@ plt.show()
 #
 # **Exercise 5.5 (Grokking as a lazy-to-rich transition).** Parts (a)–(f).
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=6
 # *Model answer.* (Pointers: introduction and abstract; the two-layer polynomial-regression
 # model and its sufficient statistics; the experiments section.)
 #
@@ -906,7 +956,7 @@ plt.show()
 # %% [markdown]
 # **Exercise 5.6 (Grokking as a first-order phase transition).** Parts (a)–(e).
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=5
 # *Model answer.* (Pointers: the setup section, where the mean-field scaling of the readout is
 # stated; the phase diagrams and the mixed-phase discussion of the modular-addition results.)
 #
@@ -970,7 +1020,7 @@ plt.show()
 # hyperparameters ↔ Reynolds number; universality ↔ critical phenomena). Which are the most
 # compelling, and which the most useful?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer (one defensible ranking; others earn full marks if argued).* Most compelling:
 # **limits ↔ thermodynamic limit** — the NNGP, NTK and mean-field limits are literally large-$N$
 # limits driven by the law of large numbers and the CLT; in these labs we saw the GP at
@@ -996,7 +1046,7 @@ plt.show()
 # noisy finite approximations of an infinite-size limit, so that finite-size effects cost
 # performance? What experiments could falsify it?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* Support: in the mean-field lab the finite-$N$ cloud is a Monte-Carlo sample of
 # the limiting measure (the $N=300$ and $N=2000$ clouds agree), and the finite-$N$ effects we saw —
 # the random initial output, the $O(N^{-1/2})$ fluctuations of the kernel and of the trained
@@ -1022,7 +1072,7 @@ plt.show()
 # quantitative, average-case predictions rather than worst-case bounds. What is lost? Which of
 # the five lines of evidence is most relevant for alignment?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* Average-case theory predicts typical behaviour under a data distribution; it is
 # silent about rare inputs, adversarial or strategically chosen inputs, distribution shift, and
 # low-probability but high-stakes failures — exactly the regime of many safety concerns (jailbreaks,

@@ -91,7 +91,7 @@ def draw_params(rng):
 # correlation are not independent: $T\,R(\tau)=-\partial_\tau C(\tau)$ for $\tau>0$, with
 # $T=D/2$ in this normalization.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # **Model answer (a).** (As in the cell above.) Discretize with Itô's rule; the Jacobian of
 # $x\mapsto X$ is triangular with unit diagonal, so it drops out; Fourier-represent each
 # $\delta(X_i)$ with a variable $\tilde x_i$; the noise appears only in
@@ -262,7 +262,7 @@ for tau_q in [0.4, 1.5]:
     print(f"R({tau_q}) by Fourier: {re + im:.8f} (+tau), {re - im:.1e} (-tau); closed {ou_response(tau_q, k_q):.8f}")
     assert abs(re + im - ou_response(tau_q, k_q)) < 1e-7 and abs(re - im) < 1e-7
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # **Model answer (b).** As derived above: in the stationary state
 # $x(t)=\int_{-\infty}^te^{-k(t-s)}\xi(s)ds$, hence
 # $C(\tau)=D\int_{-\infty}^{t}e^{-k(t+\tau-s)}e^{-k(t-s)}ds=\frac{D}{2k}e^{-k|\tau|}$; a field $h$
@@ -566,7 +566,7 @@ print(f"4. f = -x - x^3: R(0.5) = {R_nl[50]:.4f} vs -C'(0.5)/T = {-(C_nl[51] - C
       f"max |FDT residual|/T = {np.max(np.abs(res_nl)):.3f}")
 assert np.max(np.abs(res_nl)) < 0.05
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # **Model answer (c).** For $\tau>0$, $\partial_\tau C=-k\frac{D}{2k}e^{-k\tau}=-\frac D2e^{-k\tau}$,
 # so $-\partial_\tau C(\tau)=\frac D2R(\tau)=TR(\tau)$ with $T=D/2$. (The Fokker–Planck equation
 # of (1) has the stationary density $p\propto e^{-kx^2/D}=e^{-V/T}$ with $V=kx^2/2$: $T=D/2$ is
@@ -622,7 +622,7 @@ plt.show()
 #
 # Explain both facts from the discrete-time construction (written answer).
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # **Model answer (d).** *$\langle\tilde x\tilde x\rangle=0$:* add a source $\int\tilde j\tilde x$ only;
 # this is the same as adding the field $h=i\tilde j$ to the drift. The generating functional
 # with only response-field sources is then the normalization of a perfectly good

@@ -505,7 +505,7 @@ plt.show()
 print(f"3. eps_g(t), P = 400 (mean of 8 data sets) vs MP theory: max relative deviation {worst:.3f} "
       "(within 4 standard errors + 2 % at every time)")
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # **(a), written.** Derive (6.18)–(6.19) and explain the two divergences.
 #
 # *Model answer.* (The derivation above.) GD conserves the null-space part of $\hat w(0)$ and
@@ -630,7 +630,7 @@ theory = (1 - 1 / nu) + ((1 - eta * lam[None, :]) ** (2 * s[:, None])) @ w
 print(f"clone curve, nu = {nu}, P = 400: max |simulation - MP theory| = {np.max(np.abs(runs_c.mean(0) - theory)):.4f}")
 assert np.max(np.abs(runs_c.mean(0) - theory)) < 0.02
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # **(b), written.** Why does the separation saturate for $\nu>1$, and what does it have to do
 # with ergodicity and the FDT?
 #
@@ -773,7 +773,7 @@ print(f"collapse: nu = 0.95 vs 0.975 curves differ by at most {spread:.3f} (rela
       f"at nu = 1, eps_g ~ t^{slope_crit:.3f} (sigma/phi = 1/2)")
 assert spread < 0.1 and abs(slope_crit - 0.5) < 0.05
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # **(c), written.** What sets the relaxation time, why does it diverge at $\nu=1$, and what
 # is $\phi$?
 #

@@ -130,7 +130,7 @@ def check_linearized_variance():
     assert np.all(np.asarray(linearized_variance(np.array([-0.5, -1.0, -3.0]), 1.0)) > 0)
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # **(a), written.** Derive (1).
 #
 # *Model answer.* Linearizing, $\delta\dot x=-k\,\delta x+\xi$ with $k=-f'(x_0)>0$. In the
@@ -189,7 +189,7 @@ def check_mean_shift():
     assert np.isclose(mean_shift(-1.5, 0.7, 0.4), 2 * mean_shift(-1.5, 0.7, 0.2))
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # **(b), written.** Derive (2).
 #
 # *Model answer.* Stationarity of $\langle x\rangle$ gives $\langle f(x)\rangle=0$ exactly.
@@ -505,7 +505,7 @@ ax.set(xlabel="$D$", ylabel="mean", title=r"$f=-x+1.9x^2-x^3$: the self-consiste
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # **(c), written.** Why is (3) a repair, what does it get right and wrong, and what would
 # you do next?
 #

@@ -162,7 +162,7 @@ def check_quanta_loss_ends():
 # at large $m$, with its prefactor. (Bound the sum between two integrals.) What changes with
 # a finite number $N$ of quanta?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=2
 # *Model answer.* Since $x^{-(\alpha+1)}$ decreases,
 # $$
 # \int_{m+1}^{\infty}x^{-(\alpha+1)}dx\;\le\;\sum_{k=m+1}^\infty k^{-(\alpha+1)}\;\le\;\int_{m}^{\infty}x^{-(\alpha+1)}dx
@@ -252,7 +252,7 @@ except NotImplementedError as exc:
 # fresh batches of $B$ samples, derive $\alpha_S$. (Which quanta does the batch size matter
 # for?)
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # *Model answer.* **(b)** A model with $P$ parameters holds $m=\lfloor P/c\rfloor$ quanta, and
 # by (a) $L-L_\infty\propto(P/c)^{-\alpha}$: $\alpha_P=\alpha$.
 #
@@ -627,7 +627,7 @@ except NotImplementedError as exc:
 # $\alpha_P\approx0.076$, $\alpha_n\approx0.095$ (Section 7.1). Something is wrong: what?
 # List the assumptions you used and discuss which are the most suspect.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=5
 # *Model answer.* From (b) and (c), $\alpha_P=\alpha$ and $\alpha_n=\alpha/(\alpha+1)$, so
 # eliminating $\alpha$:
 # $$

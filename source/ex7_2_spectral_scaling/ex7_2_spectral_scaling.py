@@ -210,7 +210,7 @@ assert 50 <= d_text <= 55
 # something else is being measured. (d) What does the mechanism predict for $\alpha_n$, if
 # $n$ samples are what limits the resolution of the tiling?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=6
 # *Model answer.* **(a)** $P$ parameters buy $\sim P$ linear regions (up to an
 # architecture-dependent constant; only the scaling matters). Spread evenly over a
 # $d$-dimensional manifold of fixed volume $V$, each region has volume $V/P$ and linear size
@@ -353,7 +353,7 @@ def check_spectral_curve():
 # integral; when does that integral converge, and what happens when it does not? (Bonus:
 # evaluate it, with $v=u^a$, as a Beta function.)
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* Substitute $k=k_*u$ and replace the sum by an integral (valid for $k_*\gg1$,
 # $M\gg k_*$):
 # $$
@@ -607,7 +607,7 @@ assert abs(r - 1) < 0.01
 # threshold *and* the contribution $\Delta p_k$ to the loss.) What plays the role of $n\beta$?
 # The hidden tests check the exponent with your `measured_exponent` at $b=a$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* In the quanta model quantum $k$ is learned if $np_k\ge\tau$ and contributes
 # $\Delta p_k$ to the loss if it is not. Dictionary: quanta $=$ eigenmodes; the spectrum is the
 # use frequency, $\lambda_k\propto p_k\propto k^{-(\alpha+1)}$, so $a=\alpha+1$; the threshold
@@ -652,7 +652,7 @@ assert abs(e_hard - alpha_q / (alpha_q + 1)) < 0.01 and abs(e_smooth - alpha_q /
 # **Ex 7.3(c).** In the quanta model, what would it mean for $b\ne a$? Invent a
 # modification of QH3 that realizes it, and give the resulting $\alpha_n$ and $\alpha_P$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* $b\ne a$ means that how *often* a quantum is used and how *much* it is worth
 # are different power laws: the spectrum (which decides what gets learned) and the target
 # (which decides what the unlearned part costs) decouple. Modify QH3 so that quantum $k$

@@ -81,7 +81,7 @@ def draw_params(rng):
 # $P_{\rm opt}\propto C^{a}$, $n_{\rm opt}\propto C^{b}$. Check against the notes (Section 7.1):
 # $1/\alpha_C=1/\alpha_P+1/\alpha_n$. Which resource gets the larger share of a growing budget?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # *Model answer.*
 # $$
 # L(P)=E+A\,P^{-\alpha}+B\Big(\frac{6P}{C}\Big)^{\beta},\qquad
@@ -294,7 +294,7 @@ except NotImplementedError as exc:
 # `tokens_per_parameter` do as $C$ grows, and why? (d) Why do frontier models now train on
 # far more than 20 tokens per parameter?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=6
 # *Model answer.* **(a)** $\alpha_C=(0.076\cdot0.095)/(0.076+0.095)=0.0422$, against the
 # measured $0.050$: roughly consistent; the gap comes from the form of Kaplan's fit (no
 # irreducible term, a multiplicative joint law) and from how the envelope was measured (early
@@ -432,7 +432,7 @@ for name, (aP_row, aC_row) in load_modalities().items():
 # clue")? Which row cannot be described by an additive two-resource law with optimal
 # allocation, and what might be going on there?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* The exponents differ by a factor of 3–5 between modalities (language
 # $\alpha_P=0.07$, small images and video $0.24$), while within a modality the architecture
 # barely moves them: whatever sets the exponent lives in the data, not in the network. Under

@@ -341,7 +341,7 @@ assert np.all(np.diff(R_path) > 0) and jump <= 2 / np.pi * 2.5e-3 + 1e-12
 # **(b), written.** Show that $R=1$ is never a minimum of $S_{\rm ann}$, and contrast with
 # Exercise 2.3(f). Which single ingredient makes the difference?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* $S_{\rm ann}(R)\to+\infty$ as $R\to1$ because $-\frac12\log(1-R^2)\to+\infty$,
 # while the data term $-\alpha\log(1-\varepsilon)\to0$; near $R=1$, with $\delta=1-R$,
 # $S'(R)=\frac{R}{1-R^2}-\frac{\alpha}{\pi\sqrt{1-R^2}(1-\varepsilon)}\simeq\frac1{2\delta}-\frac{\alpha}{\pi\sqrt{2\delta}}\to+\infty$:
@@ -521,7 +521,7 @@ for a, e in zip(PARAMS["loads"], table_eps):
 # **(d), written.** Which steps of Exercise A.1 change when the count of binary students is
 # replaced by the volume (A.7), and which do not?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=3
 # *Model answer.* **Unchanged:** (a) the replication $\mathbb E Z^Q$ as $Q$ copies sharing the
 # data; (b) the data average: $u^a=\theta^a\cdot x/\sqrt N$, $v=\theta^*\cdot x/\sqrt N$ are
 # jointly Gaussian with the same overlap covariance (with $|\theta|^2=N$ the diagonal is 1

@@ -137,7 +137,7 @@ def check_least_squares_metric():
 # equations (B.5). Explain geometrically why they say that the residual is orthogonal to
 # every column of $X$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # $\mathcal L_\theta = \frac12\sum_\mu\big(\sum_k X^\mu{}_k\theta^k - y^\mu\big)^2$, so
 # $$
 # \frac{\partial\mathcal L}{\partial\theta^j} = \sum_\mu \Big(\sum_k X^\mu{}_k\theta^k - y^\mu\Big)X^\mu{}_j
@@ -156,7 +156,7 @@ def check_least_squares_metric():
 # (*i.e.* $X^TY\in\mathrm{col}(X^TX)$), and that if $P>n$ they have infinitely many
 # solutions.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # $v^TX^TXv = |Xv|^2\ge0$, with equality iff $Xv=0$, which for full column rank forces
 # $v=0$. So $X^TX$ is positive definite, hence invertible; $\mathcal L$ is then strictly
 # convex and (B.6) is its unique critical point and minimizer.
@@ -228,7 +228,7 @@ try:
 except NotImplementedError:
     print("least_squares is not implemented yet")
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # **(c)** $X^TX = \mathrm{diag}(3,2)$, $X^TY=(2,0)^T$, so $\theta_*=(2/3,\,0)$: the best
 # affine fit is the constant $2/3$. Predictions $(2/3,2/3,2/3)$, residual
 # $\Delta_*=(-1/3,\,2/3,\,-1/3)$ (orthogonal to both columns $(1,1,1)$ and $(-1,0,1)$), loss
@@ -329,7 +329,7 @@ plt.show()
 #
 # **(d)** Write $K(x,z):=\psi(x)\cdot\psi(z)$ in closed form, without vector notation.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # **(a)**
 # $\Psi=\begin{pmatrix}1&-\sqrt2&1\\1&0&0\\1&\sqrt2&1\end{pmatrix}$, $\det\Psi = 2\sqrt2\neq0$,
 # so the interpolant is unique: $\theta=(0,0,1)$, i.e. $f(x)=x^2$. What changed is the
@@ -428,7 +428,7 @@ def check_min_norm_beats_other_interpolants():
 # Alternatively, use the SVD $\Psi=USV^T$ to show that the minimum-norm interpolant is
 # $\theta_*=\Psi^T(\Psi\Psi^T)^{-1}Y$, and write it in terms of $U,S,V$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # Lagrangian $\mathcal F(\theta,\alpha)=\frac12|\theta|^2-\alpha\cdot(\Psi\theta-Y)$.
 # $\partial_\theta\mathcal F = \theta-\Psi^T\alpha=0$ gives (B.12); $\partial_\alpha\mathcal F=0$
 # is the constraint $\Psi\Psi^T\alpha = \hat K\alpha=Y$, so $\alpha=\hat K^{-1}Y$ (full row
@@ -449,7 +449,7 @@ def check_min_norm_beats_other_interpolants():
 # zero eigenvalue of $\hat K$ as a linear combination of training examples that vanishes in
 # feature space. What does it take for $\hat K$ to be invertible?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # $c^T\hat Kc = c^T\Psi\Psi^Tc = |\Psi^Tc|^2 = \big|\sum_\mu c_\mu\psi(x^\mu)\big|^2\ge0$.
 # If $\hat Kc=0$ then $c^T\hat Kc=0$, so $\sum_\mu c_\mu\,\psi(x^\mu)=0$: a nontrivial
 # linear combination of the training points' feature vectors vanishes, e.g. a repeated input,
@@ -467,7 +467,7 @@ def check_min_norm_beats_other_interpolants():
 # The solution notebook checks the last statement numerically: plain gradient descent from
 # $\theta_0=0$ converges to `min_norm_interpolant`.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # $\dot\theta = \Psi^T(-\eta\Delta)\in\mathrm{row}(\Psi)$ at all times, so
 # $\theta(t)-\theta_0=\int_0^t\dot\theta\in\mathrm{row}(\Psi)$. The residual obeys
 # $\dot\Delta = \Psi\dot\theta = -\eta\Psi\Psi^T\Delta = -\eta\hat K\Delta$, a linear ODE with
@@ -492,7 +492,7 @@ def check_min_norm_beats_other_interpolants():
 # Which feature map on $\mathbb R$ produces the kernel $(1+xz)^2$ of B.2(d)? How many features
 # does $(x\cdot z)^m$ on $\mathbb R^d$ stand in for?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # $\psi(x)\cdot\psi(z)=x_1^2z_1^2+2x_1x_2z_1z_2+x_2^2z_2^2=(x_1z_1+x_2z_2)^2$. The cross term
 # of the square has multiplicity 2; without the $\sqrt2$ one gets a different kernel,
 # $x_1^2z_1^2+x_1x_2z_1z_2+x_2^2z_2^2$ (still a valid kernel, but not $(x\cdot z)^2$), and a
@@ -612,7 +612,7 @@ def check_kernel_ridge_limits():
 # **(b)** Prove the push-through identity (B.20) and deduce (B.21). Explain why "cancelling
 # $\Psi^T$" is not a valid step, and why the identity is nevertheless true.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # **(a)** $\partial_{\theta^j}\mathcal L_\lambda = (\Psi^T(\Psi\theta-Y))_j+\lambda\theta^j$; setting
 # the gradient to zero gives (B.17). For $v\ne0$,
 # $v^T(\Psi^T\Psi+\lambda I_P)v=|\Psi v|^2+\lambda|v|^2\ge\lambda|v|^2>0$, whatever the rank of
@@ -636,7 +636,7 @@ def check_kernel_ridge_limits():
 # hence that as $\lambda\to0$ it converges to the least-squares solution of minimum norm.
 # When does this limit interpolate the labels exactly?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # With the full SVD $\Psi=\sum_a s_a u_av_a^T$ (sum over $s_a>0$),
 # $\Psi^T\Psi+\lambda I_P$ has eigenvalue $s_a^2+\lambda$ on $v_a$ and $\lambda$ on
 # $\ker\Psi$, while $\Psi^TY=\sum_a s_a(u_a\cdot Y)v_a$. Hence
@@ -673,7 +673,7 @@ try:
 except NotImplementedError:
     print("kernel_ridge is not implemented yet")
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # **(d)** $\hat K_{\mu\nu}=(1+x^\mu x^\nu)^2$ gives the matrix shown, and
 # $(\hat K+I)\tfrac14(1,-1,1)^T=\tfrac14(5-1,\;1-2+1,\;-1+5)^T=(1,0,1)^T=Y$. With
 # $K(2,x^\mu)=(1-2)^2,(1)^2,(1+2)^2=(1,1,9)$, $f_1(2)=\frac14(1-1+9)=\frac94$. In general
@@ -858,7 +858,7 @@ try:
 except NotImplementedError:
     print("some functions are not implemented yet")
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # **(a)** $\hat K(1,\pm1)^T=(2\pm1)(1,\pm1)^T$, so $s_+^2=3$, $s_-^2=1$. $u_\pm\cdot Y=\sqrt2$
 # for both, so $Y=\sqrt2u_++\sqrt2u_-=(1,1)^T+(1,-1)^T$: equal weight in both modes.
 #
@@ -1012,7 +1012,7 @@ def check_tangent_kernel_psd():
     assert np.linalg.eigvalsh(Th).min() > -1e-10, "Theta should be positive semidefinite"
 
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # **(a)** $\partial f/\partial c_i = \phi(a_i\cdot x)$ and $\partial f/\partial a_{ij} =
 # c_i\phi'(a_i\cdot x)\,x_j$, so
 # $\nabla_\theta f(x) = \big(\phi(a_i\cdot x);\ c_i\phi'(a_i\cdot x)\,x\big)_{i=1}^N$. The inner
@@ -1034,7 +1034,7 @@ def check_tangent_kernel_psd():
 #
 # **(d)** Check that (B.28) at $\lambda\to0$ coincides with (4.36) at $t\to\infty$.
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=1
 # **(b)** With $a$ frozen, $f_c(x)=\sum_ic_i\phi(a_i\cdot x)=c\cdot\psi(x)$ with
 # $\psi_i(x)=\phi(a_i\cdot x)$: the model (B.9) with $P=N$ random features. It is linear in
 # $c$, so its first-order Taylor expansion in $c$ is exact, $f^{\rm lin}=f$, and its kernel is

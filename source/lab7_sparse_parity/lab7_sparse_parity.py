@@ -417,7 +417,7 @@ if run is not None:
 # $S\,p_k\gtrsim\tau$ and the aggregate slope with $\alpha/(\alpha+1)$. Which assumption of the
 # quantization model fails, and by what mechanism in this network?
 
-# %% [markdown] tags=["answer"]
+# %% [markdown] tags=["answer"] points=4
 # *Model answer.* **(a)** The aggregate $L(S)=\sum_ip_iL_i(S)$ is a sum of step functions,
 # each of height $p_i$ (small for all but the first few tasks) and placed at a different
 # step; since the steps are staggered over decades, no single cliff is visible in the sum,

@@ -1,0 +1,124 @@
+"""Written answers: otter's manual questions, nbgrader's manual-grade cells, and the TA's pages."""
+
+import csv
+import json
+import zipfile
+
+import nbformat
+import pytest
+from otter.export.exporters.base_exporter import BaseExporter
+
+from autograder import cohort, grading
+from autograder.generate import build_otter_zip, otter_config
+from autograder.sandbox import REPO
+from autograder.source import SourceError, all_assignments, load
+
+WITH_ANSWERS = [a for a in all_assignments() if load(a).written_questions()]
+LAB = "ex5_3_mean_field_lab"
+
+
+def release(assignment):
+    return nbformat.read(REPO / "assignments" / assignment / f"{assignment}.ipynb", as_version=4)
+
+
+@pytest.mark.parametrize("assignment", WITH_ANSWERS)
+def test_otter_filtering_keeps_exactly_the_written_questions(assignment):
+    """otter's own filter (what `otter export --filtering` and the Gradescope PDF use) keeps each
+    prompt and answer cell and drops all code."""
+    questions = load(assignment).written_questions()
+    kept = BaseExporter.filter_cells(release(assignment), pagebreaks=False).cells
+    answers = [c for c in kept if "answer" in c.metadata.get("tags", [])]
+    assert [c.metadata["pdl"]["question"] for c in answers] == [q.name for q in questions]
+    assert not [c for c in kept if c.cell_type == "code"]
+    text = "\n".join(c.source for c in kept)
+    for q in questions:
+        if q.prompt:
+            assert q.prompt.splitlines()[0] in text
+    # nothing but the questions: the first markdown cell of the notebook (the title) is gone
+    assert load(assignment).cells[0].source.splitlines()[0] not in text
+
+
+def test_nbgrader_manual_cells_carry_the_source_points():
+    questions = load(LAB).written_questions()
+    nb = nbformat.read(REPO / "nbgrader" / "source" / LAB / f"{LAB}.ipynb", as_version=4)
+    manual = [c.metadata["nbgrader"] for c in nb.cells
+              if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "markdown"]
+    assert [(m["grade_id"], m["points"]) for m in manual] == [(q.name, q.points) for q in questions]
+    assert sum(q.points for q in questions) == 24
+
+
+def test_answer_points_must_be_positive(tmp_path, monkeypatch):
+    text = (REPO / "source" / LAB / f"{LAB}.py").read_text()
+    bad = text.replace('tags=["answer"] points=4', 'tags=["answer"] points=-4', 1)
+    assert bad != text
+    (tmp_path / "source" / LAB).mkdir(parents=True)
+    (tmp_path / "source" / LAB / f"{LAB}.py").write_text(bad)
+    (tmp_path / "source" / "_shared").mkdir()
+    for f in (REPO / "source" / "_shared").glob("*.py"):
+        (tmp_path / "source" / "_shared" / f.name).write_text(f.read_text())
+    monkeypatch.setattr("autograder.source.REPO", tmp_path)
+    with pytest.raises(SourceError, match="points must be a positive number"):
+        load(LAB)
+
+
+def test_otter_zip_exports_the_written_answers(monkeypatch, capsys):
+    config = json.loads(zipfile.ZipFile(build_otter_zip(LAB)).read("otter_config.json"))
+    assert config["filtering"] is True and "token" not in config
+    import course_config
+    monkeypatch.setattr(course_config, "GRADESCOPE_COURSE_ID", 111, raising=False)
+    monkeypatch.setattr(course_config, "GRADESCOPE_MANUAL_ASSIGNMENTS", {LAB: 222}, raising=False)
+    monkeypatch.delenv("GRADESCOPE_TOKEN", raising=False)
+    assert "assignment_id" not in otter_config(LAB)
+    assert "GRADESCOPE_TOKEN is not set" in capsys.readouterr().err
+    monkeypatch.setenv("GRADESCOPE_TOKEN", "secret")
+    got = otter_config(LAB)
+    assert (got["course_id"], got["assignment_id"], got["token"]) == (111, 222, "secret")
+    assert "assignment_id" not in otter_config("ex2_1_cumulants")  # no manual assignment named
+
+
+def test_read_answers_by_name_with_points_from_the_release(tmp_path):
+    questions = grading.written_questions(LAB)
+    assert [q["question"] for q in questions] == [f"written_{k}" for k in range(1, 8)]
+    nb = json.loads((REPO / "assignments" / LAB / f"{LAB}.ipynb").read_text())
+    answer_cells = [c for c in nb["cells"] if "answer" in c["metadata"].get("tags", [])]
+    answer_cells[0]["source"] = "my drift exponents"
+    answer_cells[0]["metadata"]["pdl"]["points"] = 1000          # the student's metadata is ignored
+    nb["cells"].remove(answer_cells[2])                            # a deleted answer cell
+    nb["cells"].remove(answer_cells[1])
+    nb["cells"].append(answer_cells[1])                            # a moved one is still found
+    path = tmp_path / "sub.ipynb"
+    path.write_text(json.dumps(nb))
+    got = {m["question"]: m for m in grading.read_answers(path, questions)}
+    assert got["written_1"]["text"] == "my drift exponents" and got["written_1"]["points"] == 4
+    assert got["written_3"]["missing"] and not got["written_2"]["missing"]
+    assert got["written_2"]["cell"] == len(nb["cells"]) - 1
+    assert grading.read_answers(tmp_path / "absent.ipynb", questions)[0]["missing"]
+
+
+def test_cohort_written_pages_keep_entered_scores(tmp_path):
+    questions = grading.written_questions(LAB)
+
+    def rec(student, missing=()):
+        manual = [{**q, "cell": 1, "text": f"{student} on {q['question']}", "missing": q["question"] in missing}
+                  for q in questions]
+        return {"student": student, "assignment": LAB, "score": 1, "max_score": 2, "tests": [], "errors": [],
+                "manual": manual}
+
+    summary = {"assignment": LAB, "results": [rec("alice"), rec("bob", missing={"written_2"})], "unmatched": []}
+    cohort.write_written_scores(summary, tmp_path / "written_scores.csv")
+    rows = list(csv.DictReader(open(tmp_path / "written_scores.csv")))
+    assert len(rows) == 14 and {r["answered"] for r in rows if r["student"] == "bob"} == {"yes", "no"}
+    rows[0]["score"], rows[0]["comment"] = "3.5", "good"
+    with open(tmp_path / "written_scores.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    summary["results"].append(rec("carol"))                        # a late submission, re-run
+    cohort.write_written_scores(summary, tmp_path / "written_scores.csv")
+    again = list(csv.DictReader(open(tmp_path / "written_scores.csv")))
+    assert len(again) == 21 and (again[0]["score"], again[0]["comment"]) == ("3.5", "good")
+    page = cohort.written_answers_html(summary)
+    assert page.count("<section>") == 7 and "bob on written_1" in page and "no answer cell" in page
+    assert "Model answer" in page
+    assert "1 of" not in cohort.feedback_markdown(summary["results"][0])
+    assert "written_2: no answer cell found" in cohort.feedback_markdown(summary["results"][1])
