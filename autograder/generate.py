@@ -96,7 +96,7 @@ def _cells(src: Source, solution: bool):
             text = params_code(src)
         if cell.role == "answer":
             q = next(questions)
-            out.append(("markdown", text if solution else "*Your answer here.*", ["answer"],
+            out.append(("markdown", text if solution else "*Your answer here.*", ["answer", "otter_answer_cell"],
                         {"pdl": {"question": q.name, "points": q.points}}))
             continue
         out.append(("markdown" if cell.kind == "markdown" else "code", text, [cell.role]))
@@ -117,7 +117,7 @@ def _otter_export_markers(cells):
         return 0 <= k < len(cells) and "answer" in cells[k][2]
 
     def marker(text):
-        return ("markdown", text, [OTTER_MARKER_ROLE])
+        return ("markdown", text, [OTTER_MARKER_ROLE], {"deletable": False, "editable": False})
 
     def prompt(k):  # a markdown cell just before an answer carries the BEGIN comment itself
         return 0 <= k < len(cells) and cells[k][0] == "markdown" and not answer(k) and answer(k + 1)
@@ -130,7 +130,9 @@ def _otter_export_markers(cells):
                 prefix.insert(0, OTTER_END)
             else:
                 out.append(marker(OTTER_END))
-        text = "\n\n".join(prefix + [text])
+        if prefix:  # locked, as otter assign locks them, so that a student cannot break the fence
+            text = "\n\n".join(prefix + [text])
+            meta = [{**(meta[0] if meta else {}), "deletable": False, "editable": False}]
         if answer(k) and not prompt(k - 1):
             out.append(marker(OTTER_BEGIN))
         out.append((kind, text, tags, *meta))

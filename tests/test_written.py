@@ -122,3 +122,41 @@ def test_cohort_written_pages_keep_entered_scores(tmp_path):
     assert "Model answer" in page
     assert "1 of" not in cohort.feedback_markdown(summary["results"][0])
     assert "written_2: no answer cell found" in cohort.feedback_markdown(summary["results"][1])
+
+
+def test_fences_are_those_otter_assign_writes_for_a_manual_question(tmp_path):
+    """Run `otter assign` on a master notebook holding one of our written questions as a
+    `manual: true` question, and compare its student notebook with our release."""
+    import subprocess
+    import sys
+
+    src = load(LAB)
+    q = src.written_questions()[0]
+    after = next(c.source for c in src.cells[src.cells.index(next(c for c in src.cells if c.source == q.model_answer)) + 1:]
+                 if c.kind == "markdown")
+    master = nbformat.v4.new_notebook()
+    master.cells = [
+        nbformat.v4.new_raw_cell("# ASSIGNMENT CONFIG\nrequirements: null\ngenerate: false\nexport_cell: false\n"
+                                 "init_cell: false\ncheck_all_cell: false\nrun_tests: false"),
+        nbformat.v4.new_markdown_cell("# title"),
+        nbformat.v4.new_raw_cell(f"# BEGIN QUESTION\nname: {q.name}\nmanual: true\npoints: {q.points:g}"),
+        nbformat.v4.new_markdown_cell(q.prompt),
+        nbformat.v4.new_raw_cell("# BEGIN SOLUTION"),
+        nbformat.v4.new_markdown_cell(q.model_answer),
+        nbformat.v4.new_raw_cell("# END SOLUTION"),
+        nbformat.v4.new_raw_cell("# END QUESTION"),
+        nbformat.v4.new_markdown_cell(after),
+    ]
+    master.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(master, tmp_path / "master.ipynb")
+    run = subprocess.run([sys.executable, "-m", "otter", "assign", "master.ipynb", "out"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    theirs = nbformat.read(tmp_path / "out" / "student" / "master.ipynb", as_version=4).cells[1:]
+    ours = release(LAB).cells
+    k = next(i for i, c in enumerate(ours) if c.metadata.get("pdl", {}).get("question") == q.name)
+    assert [c.source for c in ours[k - 1:k + 2:2]] == [theirs[0].source, theirs[2].source]
+    for mine, other in zip(ours[k - 1:k + 2], theirs):
+        assert {key: mine.metadata.get(key) for key in ("deletable", "editable")} == \
+               {key: other.metadata.get(key) for key in ("deletable", "editable")}
+    assert "otter_answer_cell" in ours[k].metadata["tags"] and "otter_answer_cell" in theirs[1].metadata["tags"]
