@@ -773,7 +773,9 @@ assert abs(d.mean() - D_quad) < 3 * se + 2 * N ** (-0.25) * D_quad
 # $\nabla k\cdot\delta\theta$ odd in $c$, so the first-order change averages to zero over the
 # symmetric initial cloud. What is left is its fluctuation, $O(N^{-1/2}\cdot N^{\gamma-1})$, and
 # the second-order term, coherent and $O(N^{2(\gamma-1)})$ (e.g. $\overline{\delta c^2}>0$), which
-# dominates for $\gamma>\frac12$; at $\gamma=\frac12$ both are $N^{-1}$. Close to $\gamma=1$ the fitted
+# dominates for $\gamma>\frac12$; at $\gamma=\frac12$ both are $N^{-1}$. (The solution notebook
+# confirms exponent and prefactor at $\gamma=\frac34$: $N^{2(1-\gamma)}$ times the sampled drift tends to
+# the coefficient $D(\tau)$ computed by quadrature over the initial distribution.) Close to $\gamma=1$ the fitted
 # slopes are shallower than both $\gamma-1$ and $2(\gamma-1)$: the asymptotic regime needs
 # $N^{1-\gamma}$ large compared with the mean-field displacement of a neuron over the horizon,
 # which is out of reach, so over accessible widths a $\gamma=0.9$ network still behaves like a
