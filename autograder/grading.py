@@ -74,17 +74,20 @@ def assignment_version(assignment: str) -> str:
 
 
 def _answer_cells(nb) -> list[tuple[int, dict, str]]:
-    """(index, pdl metadata, text) of the markdown cells tagged ``answer`` of a parsed notebook."""
+    """(index, question name or None, text) of the markdown cells tagged ``answer``."""
     cells = nb.get("cells") if isinstance(nb, dict) else None
     out = []
     for index, cell in enumerate(cells if isinstance(cells, list) else []):
-        meta = cell.get("metadata") if isinstance(cell, dict) else None
-        tags = meta.get("tags") if isinstance(meta, dict) else None
+        if not isinstance(cell, dict):
+            continue
+        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        tags = meta.get("tags")
         if cell.get("cell_type") == "markdown" and isinstance(tags, list) and "answer" in tags:
             text = cell.get("source", "")
             text = "".join(map(str, text)) if isinstance(text, list) else str(text)
-            pdl = meta.get("pdl")
-            out.append((index, pdl if isinstance(pdl, dict) else {}, text))
+            pdl = meta.get("pdl") if isinstance(meta.get("pdl"), dict) else {}
+            name = pdl.get("question")
+            out.append((index, name if isinstance(name, str) else None, text))
     return out
 
 
@@ -95,22 +98,21 @@ def written_questions(assignment: str) -> list[dict]:
         release = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return []
-    return [{"question": str(m.get("question", f"written_{k + 1}")), "points": float(m.get("points", 1))}
-            for k, (_, m, _) in enumerate(_answer_cells(release))]
+    cells = release.get("cells", [])
+    return [{"question": name or f"written_{k + 1}",
+             "points": float(cells[i]["metadata"].get("pdl", {}).get("points", 1))}
+            for k, (i, name, _) in enumerate(_answer_cells(release))]
 
 
-def read_answers(path: Path, questions: list[dict]) -> list[dict]:
-    """The written answers of a submission, one per question of the release, for grading by hand.
-
-    A cell is matched by the question name in its metadata, else by position among the answer
-    cells; a question with no cell is reported with ``missing``. Points come from the release,
-    never from the submission."""
-    try:
-        found = _answer_cells(json.loads(path.read_bytes()))
-    except (OSError, ValueError):
-        found = []
-    by_name = {m.get("question"): (i, t) for i, m, t in found if isinstance(m.get("question"), str)}
-    unnamed = [(i, t) for i, m, t in found if m.get("question") not in {q["question"] for q in questions}]
+def read_answers(nb: dict, questions: list[dict]) -> list[dict]:
+    """The written answers of a parsed submission, one per question of the release, for grading
+    by hand. A cell is matched by the question name in its metadata, else by position among the
+    answer cells; a question with no cell is reported with ``missing``. Points come from the
+    release, never from the submission."""
+    found = _answer_cells(nb)
+    known = {q["question"] for q in questions}
+    by_name = {name: (i, t) for i, name, t in found if name in known}
+    unnamed = [(i, t) for i, name, t in found if name not in known]
     out = []
     for k, q in enumerate(questions):
         hit = by_name.get(q["question"]) or (unnamed.pop(0) if unnamed else None)
@@ -121,6 +123,11 @@ def read_answers(path: Path, questions: list[dict]) -> list[dict]:
 
 def read_notebook(path: Path) -> list[tuple[int, str, set]]:
     """The code cells of a notebook as (index, source, tags); SubmissionError if unreadable."""
+    return code_cells(load_submission(path)[1])
+
+
+def load_submission(path: Path) -> tuple[bytes, dict]:
+    """The file's bytes and the parsed notebook (nbformat 4); SubmissionError if unreadable."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -140,6 +147,11 @@ def read_notebook(path: Path) -> list[tuple[int, str, set]]:
             nb = nbformat.convert(nbformat.from_dict(nb), 4)
         except Exception as exc:  # noqa: BLE001
             raise SubmissionError(f"cannot convert this nbformat 3 notebook: {exc}") from None
+    return raw, nb
+
+
+def code_cells(nb: dict) -> list[tuple[int, str, set]]:
+    """The code cells of a parsed notebook as (index, source, tags); SubmissionError if malformed."""
     cells = nb.get("cells")
     if not isinstance(cells, list):
         raise SubmissionError("the notebook has no list of cells")
@@ -344,14 +356,15 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     report = GradeReport(assignment=assignment, submission=str(path),
                          version=assignment_version(assignment))
     try:
-        cells = read_notebook(path)
+        raw, nb = load_submission(path)  # the one read of the file
+        cells = code_cells(nb)
     except SubmissionError as exc:
         report.errors.append(f"invalid notebook: {exc}")
         student = _Unreadable(f"the notebook could not be read: {exc}")
     else:
-        report.manual = read_answers(path, written_questions(assignment))
+        report.manual = read_answers(nb, written_questions(assignment))
         files = assignment_files(assignment)
-        files[f"{assignment}.ipynb"] = path.read_bytes()
+        files[f"{assignment}.ipynb"] = raw
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],
                                  timeout=timeout, call_timeout=call_timeout,
                                  memory_mb=memory_mb, hide=tuple(hide) + (path.parent,),

@@ -76,7 +76,7 @@ def test_otter_zip_exports_the_written_answers(monkeypatch, capsys):
     assert "assignment_id" not in otter_config("ex2_1_cumulants")  # no manual assignment named
 
 
-def test_read_answers_by_name_with_points_from_the_release(tmp_path):
+def test_read_answers_by_name_with_points_from_the_release():
     questions = grading.written_questions(LAB)
     assert [q["question"] for q in questions] == [f"written_{k}" for k in range(1, 8)]
     nb = json.loads((REPO / "assignments" / LAB / f"{LAB}.ipynb").read_text())
@@ -86,13 +86,15 @@ def test_read_answers_by_name_with_points_from_the_release(tmp_path):
     nb["cells"].remove(answer_cells[2])                            # a deleted answer cell
     nb["cells"].remove(answer_cells[1])
     nb["cells"].append(answer_cells[1])                            # a moved one is still found
-    path = tmp_path / "sub.ipynb"
-    path.write_text(json.dumps(nb))
-    got = {m["question"]: m for m in grading.read_answers(path, questions)}
+    got = {m["question"]: m for m in grading.read_answers(json.loads(json.dumps(nb)), questions)}
     assert got["written_1"]["text"] == "my drift exponents" and got["written_1"]["points"] == 4
     assert got["written_3"]["missing"] and not got["written_2"]["missing"]
     assert got["written_2"]["cell"] == len(nb["cells"]) - 1
-    assert grading.read_answers(tmp_path / "absent.ipynb", questions)[0]["missing"]
+    assert grading.read_answers({"cells": "not a list"}, questions)[0]["missing"]
+    hostile = {"cells": ["text", {"cell_type": "markdown", "metadata": {"tags": ["answer"], "pdl": {"question": [1]}},
+                                  "source": ["odd"]}]}
+    got = grading.read_answers(hostile, questions)
+    assert got[0]["text"] == "odd" and all(m["missing"] for m in got[1:])
 
 
 def test_cohort_written_pages_keep_entered_scores(tmp_path):
