@@ -275,11 +275,13 @@ def feedback_markdown(rec: dict) -> str:
         lines += ["", "Notes from the grader:"] + [f"- {e}" for e in rec["errors"]]
     manual = rec.get("manual") or []
     if manual:
-        got = [m for m in manual if not m.get("missing")]
+        got = [m for m in manual if not m.get("blank", m.get("missing"))]
         total = sum(float(m.get("points", 0)) for m in manual)
-        lines += ["", f"Written answers: {len(got)} of {len(manual)} received ({total:g} points, graded by hand; "
+        lines += ["", f"Written answers: {len(got)} of {len(manual)} answered ({total:g} points, graded by hand; "
                       "not included in the score above)."]
         lines += [f"- {m.get('question', '?')}: no answer cell found" for m in manual if m.get("missing")]
+        lines += [f"- {m.get('question', '?')}: left blank" for m in manual
+                  if m.get("blank") and not m.get("missing")]
     lines += ["", f"_Graded against version {rec.get('version', '?')}. Hidden tests use inputs you "
                   "have not seen; the messages say what was checked, not the expected values._"]
     return "\n".join(lines) + "\n"
@@ -399,7 +401,8 @@ def written_answers_html(summary: dict) -> str:
     for name, q in questions.items():
         answers = "".join(
             f"<h3>{html.escape(student)}</h3>"
-            + ("<p class='miss'>no answer cell</p>" if m.get("missing") else pre.format(html.escape(m.get("text", ""))))
+            + ("<p class='miss'>no answer cell</p>" if m.get("missing") else
+               "<p class='miss'>left blank</p>" if m.get("blank") else pre.format(html.escape(m.get("text", ""))))
             for student, m in sorted(by_question.get(name, [])))
         parts.append(f"<section><h2>{html.escape(name)} ({q.points:g} points)</h2>{pre.format(html.escape(q.prompt))}"
                      f"<details><summary>Model answer and rubric</summary>{pre.format(html.escape(q.model_answer))}"
@@ -423,8 +426,8 @@ def write_written_scores(summary: dict, path: Path) -> None:
     for rec in summary["results"]:
         for m in rec.get("manual") or []:
             score, comment = entered.pop((rec["student"], str(m.get("question", ""))), ("", ""))
-            rows.append([rec["student"], m.get("question", ""), m.get("points", ""),
-                         "no" if m.get("missing") else "yes", score, comment])
+            answered = "no cell" if m.get("missing") else "blank" if m.get("blank") else "yes"
+            rows.append([rec["student"], m.get("question", ""), m.get("points", ""), answered, score, comment])
     rows += [[student, question, "", "not in this run", score, comment]
              for (student, question), (score, comment) in entered.items() if score or comment]
     buf = io.StringIO()

@@ -18,6 +18,7 @@ import pytest
 
 from autograder import protocol
 from autograder.sandbox import REPO, Worker, WorkerDied, WorkerTimeout
+from autograder.source import ANSWER_PLACEHOLDER
 from autograder.testing import StudentError, points_of
 
 SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
@@ -117,7 +118,8 @@ def read_answers(nb: dict, questions: list[dict]) -> list[dict]:
     for k, q in enumerate(questions):
         hit = by_name.get(q["question"]) or (unnamed.pop(0) if unnamed else None)
         cell, text = hit if hit else (None, "")
-        out.append({**q, "cell": cell, "text": text[:20_000], "missing": hit is None})
+        out.append({**q, "cell": cell, "text": text[:20_000], "missing": hit is None,
+                    "blank": text.strip() in ("", ANSWER_PLACEHOLDER)})
     return out
 
 
@@ -396,4 +398,8 @@ def format_report(report: GradeReport) -> str:
         lines.append("")
         lines += [f"  note: {e}" for e in report.errors]
     lines += ["", f"  total: {report.score:g} / {report.max_score:g}"]
+    if report.manual:
+        got = [m["question"] for m in report.manual if not m["blank"]]
+        lines.append(f"  written answers: {len(got)} of {len(report.manual)} answered "
+                     f"({sum(m['points'] for m in report.manual):g} points, graded by hand, not in the total)")
     return "\n".join(lines)

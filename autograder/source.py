@@ -16,6 +16,7 @@ from autograder.sandbox import REPO
 CODE_ROLES = {"setup", "graded", "provided", "reference", "check", "figure", "solution", "tests",
               "params", "wrong", "alternative"}
 MARKDOWN_ROLES = {"text", "answer"}
+ANSWER_PLACEHOLDER = "*Your answer here.*"  # what an answer cell holds in the release
 
 
 class SourceError(ValueError):

@@ -89,6 +89,7 @@ def test_read_answers_by_name_with_points_from_the_release():
     got = {m["question"]: m for m in grading.read_answers(json.loads(json.dumps(nb)), questions)}
     assert got["written_1"]["text"] == "my drift exponents" and got["written_1"]["points"] == 4
     assert got["written_3"]["missing"] and not got["written_2"]["missing"]
+    assert got["written_2"]["blank"] and not got["written_1"]["blank"]
     assert got["written_2"]["cell"] == len(nb["cells"]) - 1
     assert grading.read_answers({"cells": "not a list"}, questions)[0]["missing"]
     hostile = {"cells": ["text", {"cell_type": "markdown", "metadata": {"tags": ["answer"], "pdl": {"question": [1]}},
@@ -101,15 +102,15 @@ def test_cohort_written_pages_keep_entered_scores(tmp_path):
     questions = grading.written_questions(LAB)
 
     def rec(student, missing=()):
-        manual = [{**q, "cell": 1, "text": f"{student} on {q['question']}", "missing": q["question"] in missing}
-                  for q in questions]
+        manual = [{**q, "cell": 1, "text": f"{student} on {q['question']}", "missing": q["question"] in missing,
+                   "blank": q["question"] in missing or q["question"] == "written_7"} for q in questions]
         return {"student": student, "assignment": LAB, "score": 1, "max_score": 2, "tests": [], "errors": [],
                 "manual": manual}
 
     summary = {"assignment": LAB, "results": [rec("alice"), rec("bob", missing={"written_2"})], "unmatched": []}
     cohort.write_written_scores(summary, tmp_path / "written_scores.csv")
     rows = list(csv.DictReader(open(tmp_path / "written_scores.csv")))
-    assert len(rows) == 14 and {r["answered"] for r in rows if r["student"] == "bob"} == {"yes", "no"}
+    assert len(rows) == 14 and {r["answered"] for r in rows if r["student"] == "bob"} == {"yes", "no cell", "blank"}
     rows[0]["score"], rows[0]["comment"] = "3.5", "good"
     with open(tmp_path / "written_scores.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -122,7 +123,8 @@ def test_cohort_written_pages_keep_entered_scores(tmp_path):
     page = cohort.written_answers_html(summary)
     assert page.count("<section>") == 7 and "bob on written_1" in page and "no answer cell" in page
     assert "Model answer" in page
-    assert "1 of" not in cohort.feedback_markdown(summary["results"][0])
+    assert "6 of 7 answered" in cohort.feedback_markdown(summary["results"][0])
+    assert "written_7: left blank" in cohort.feedback_markdown(summary["results"][0])
     assert "written_2: no answer cell found" in cohort.feedback_markdown(summary["results"][1])
 
 
