@@ -79,8 +79,12 @@ def cmd_grade_cohort(args) -> int:
                            memory_mb=args.memory or cfg.MEMORY_MB, scheduler=args.scheduler,
                            progress=not args.quiet)
     write_outputs(summary, out, Path(args.csv) if args.csv else None)
+    gradebook_error = ""
     if not args.no_gradebook:
-        record_in_gradebook(summary, args.gradebook)
+        try:
+            record_in_gradebook(summary, args.gradebook)
+        except Exception as exc:  # noqa: BLE001 - the grades are safe on disk; say so and go on
+            gradebook_error = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else repr(exc)
     results = summary["results"]
     print(f"{summary['students']} submissions: {summary['graded']} graded now, {summary['reused']} "
           f"already graded (same file, same version {summary['version']}).")
@@ -91,6 +95,13 @@ def cmd_grade_cohort(args) -> int:
     for item in summary["unmatched"]:
         print(f"not graded: {item}")
     print(f"grades: {args.csv or out / 'grades.csv'}   feedback: {out / 'feedback'}/   report: {out / 'report.html'}")
+    if any(r.get("manual") for r in results):
+        print(f"written answers: {out / 'written.html'} (by question); scores go in {out / 'written_scores.csv'}")
+    if gradebook_error:
+        print(f"pdl: could not record the grades in nbgrader's gradebook ({gradebook_error}). Everything "
+              "above is written; fix the gradebook (e.g. `nbgrader db upgrade`) and rerun (nothing is "
+              "regraded), or pass --no-gradebook.", file=sys.stderr)
+        return 1
     return 0
 
 

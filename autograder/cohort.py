@@ -365,6 +365,9 @@ def record_in_gradebook(summary: dict, db_url: str | None = None) -> None:
 
     aid = summary["assignment"]
     db_url = db_url or nbgrader_course.db_url()
+    if db_url.startswith("sqlite:///") and not db_url.startswith("sqlite:////"):
+        # relative to where pdl was started; nbgrader's own steps run elsewhere
+        db_url = "sqlite:///" + str(Path(db_url[len("sqlite:///"):]).resolve())
     nbgrader_course.ensure_alembic_on_path()
     with Gradebook(db_url) as gb:
         try:

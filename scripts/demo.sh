@@ -12,3 +12,8 @@ pdl grade examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_p
   --call-timeout 10 --json results/demo.json
 echo
 echo "Per-test details and feedback: results/demo.json"
+echo
+echo "The same five as a cohort (what a TA runs on a whole class; its own gradebook, not the course's):"
+pdl grade-cohort examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
+  --call-timeout 10 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db
+echo "Cohort outputs: results/demo-cohort/{grades.csv,report.html,written.html,written_scores.csv,feedback/}"

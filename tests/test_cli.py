@@ -31,3 +31,26 @@ def test_demo_examples_grade_as_labelled(tmp_path, capsys):
     assert 0 < by["infinite_loop.ipynb"]["score"] < full
     printed = capsys.readouterr().out
     assert printed.count(f"/ {full:g}") == 5
+
+
+def test_grade_cohort_keeps_its_outputs_when_the_gradebook_fails(tmp_path, capsys, monkeypatch):
+    """A gradebook that cannot be opened costs an exit code and a message that says what to do,
+    never the grades: the CSV, feedback and written-answer sheet are written first. A relative
+    sqlite URL is taken from where pdl runs."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "alice.ipynb").write_bytes((EXAMPLES / "partial.ipynb").read_bytes())
+    out = tmp_path / "out"
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the gradebook's folder should be")
+    rc = pdl(["grade-cohort", str(subs), "--assignment", EXEMPLAR, "--out", str(out), "--quiet", "--workers", "1",
+              "--gradebook", f"sqlite:///{blocker}/gradebook.db"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "could not record the grades in nbgrader's gradebook" in err and "--no-gradebook" in err
+    assert (out / "grades.csv").read_text().splitlines()[1].startswith("alice,")
+    assert (out / "written_scores.csv").exists() and (out / "feedback" / "alice.md").exists()
+    monkeypatch.chdir(tmp_path)
+    assert pdl(["grade-cohort", str(subs), "--assignment", EXEMPLAR, "--out", str(out), "--quiet",
+                "--gradebook", "sqlite:///gb.db"]) == 0          # reuses the record, grades nothing again
+    assert (tmp_path / "gb.db").stat().st_size > 0
+    assert "0 graded now, 1 already graded" in capsys.readouterr().out
