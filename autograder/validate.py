@@ -7,7 +7,8 @@ For each assignment:
 * the solution notebook scores full marks, the untouched release scores 0 without crashing
   the grader, a half-stubbed notebook scores in between;
 * leak check: no line of reference code, solution cell or hidden test appears in what
-  students receive (``assignments/<id>/``);
+  students receive (``assignments/<id>/``), unless the author also wrote that line of a
+  solution cell or test in a public cell;
 * otter parity: ``otter run`` with the generated autograder zip gives the same scores as
   ``pdl grade`` on the solution and on the half-stubbed notebook.
 """
@@ -51,15 +52,22 @@ def leaks(assignment: str) -> list[str]:
     from autograder.source import _function_bodies, load
 
     src = load(assignment)
-    private = []
+    private, shared_ok, public = [], [], set()
     for cell in src.cells:
-        if cell.role in ("reference", "solution", "tests"):
+        if cell.role == "reference":
             private += cell.source.splitlines()
+        elif cell.role in ("solution", "tests"):
+            shared_ok += cell.source.splitlines()
         elif cell.role == "graded":
             lines = cell.source.splitlines()
             for node, first, _ in _function_bodies(cell.source):
                 private += lines[first - 1:node.end_lineno]
+        elif cell.kind == "code":
+            public |= {ln.strip() for ln in cell.source.splitlines()}
+    # A line of a cross-check or hidden test that the author also wrote in a public cell (a check,
+    # a figure) is public by choice; a line of the reference is a leak wherever it appears.
     private = {ln.strip() for ln in private if len(ln.strip()) >= MIN_LEAK_LINE}
+    private |= {ln.strip() for ln in shared_ok if len(ln.strip()) >= MIN_LEAK_LINE and ln.strip() not in public}
     release = set()
     for path in (REPO / "assignments" / assignment).rglob("*"):
         if path.is_file():

@@ -34,3 +34,24 @@ def test_leak_check_catches_a_reference_line(tmp_path, monkeypatch):
     (fake_repo / "assignments" / EXEMPLAR / "notes.py").write_text(body[0] + "\n")
     monkeypatch.setattr(v, "REPO", fake_repo)
     assert leaks(EXEMPLAR) == [body[0].strip()]
+
+
+def test_leak_check_spares_what_the_author_made_public(tmp_path, monkeypatch):
+    """A cross-check line the author also wrote in a public check is not a leak; a line of the
+    reference in that check still is."""
+    from autograder import source, validate as v
+    from autograder.source import Cell, Source
+
+    shared = "grid = np.linspace(-3.0, 3.0, 101)  # the same grid"
+    ref_line = "return np.tanh(np.outer(grid, weights)).sum(axis=1)"
+    check = f"@check\ndef check_f():\n    {shared}\n    {ref_line}\n"
+    cells = [Cell("markdown", "text", "# demo: t", 0),
+             Cell("code", "graded", f'def f(weights):\n    """doc"""\n    {ref_line}\n', 1),
+             Cell("code", "check", check, 2),
+             Cell("code", "solution", f"{shared}\nprint(grid.size, 'independent check of f')", 3)]
+    monkeypatch.setattr(source, "load", lambda a: Source(a, "t", tmp_path / "demo.py", cells))
+    fake_repo = tmp_path / "repo"
+    (fake_repo / "assignments" / "demo").mkdir(parents=True)
+    (fake_repo / "assignments" / "demo" / "demo.py").write_text(check)
+    monkeypatch.setattr(v, "REPO", fake_repo)
+    assert leaks("demo") == [ref_line]
