@@ -407,7 +407,8 @@ def written_answers_html(summary: dict) -> str:
             + ("<p class='miss'>no answer cell</p>" if m.get("missing") else
                "<p class='miss'>left blank</p>" if m.get("blank") else pre.format(html.escape(m.get("text", ""))))
             for student, m in sorted(by_question.get(name, [])))
-        parts.append(f"<section><h2>{html.escape(name)} ({q.points:g} points)</h2>{pre.format(html.escape(q.prompt))}"
+        unit = "point" if q.points == 1 else "points"
+        parts.append(f"<section><h2>{html.escape(name)} ({q.points:g} {unit})</h2>{pre.format(html.escape(q.prompt))}"
                      f"<details><summary>Model answer and rubric</summary>{pre.format(html.escape(q.model_answer))}"
                      f"</details>{answers or '<p>No submissions.</p>'}</section>")
     return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(summary['assignment'])}: written answers</title>"
