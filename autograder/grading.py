@@ -92,7 +92,7 @@ def _answer_cells(nb) -> list[tuple[int, dict, str]]:
     return out
 
 
-def written_questions(assignment: str) -> list[dict]:
+def release_questions(assignment: str) -> list[dict]:
     """The written questions of the release notebook: [{"question", "points"}] in order."""
     path = REPO / "assignments" / assignment / f"{assignment}.ipynb"
     try:
@@ -364,7 +364,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
         report.errors.append(f"invalid notebook: {exc}")
         student = _Unreadable(f"the notebook could not be read: {exc}")
     else:
-        report.manual = read_answers(nb, written_questions(assignment))
+        report.manual = read_answers(nb, release_questions(assignment))
         files = assignment_files(assignment)
         files[f"{assignment}.ipynb"] = raw
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],

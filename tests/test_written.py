@@ -77,7 +77,7 @@ def test_otter_zip_exports_the_written_answers(monkeypatch, capsys):
 
 
 def test_read_answers_by_name_with_points_from_the_release():
-    questions = grading.written_questions(LAB)
+    questions = grading.release_questions(LAB)
     assert [q["question"] for q in questions] == [f"written_{k}" for k in range(1, 8)]
     nb = json.loads((REPO / "assignments" / LAB / f"{LAB}.ipynb").read_text())
     answer_cells = [c for c in nb["cells"] if "answer" in c["metadata"].get("tags", [])]
@@ -99,7 +99,7 @@ def test_read_answers_by_name_with_points_from_the_release():
 
 
 def test_cohort_written_pages_keep_entered_scores(tmp_path):
-    questions = grading.written_questions(LAB)
+    questions = grading.release_questions(LAB)
 
     def rec(student, missing=()):
         manual = [{**q, "cell": 1, "text": f"{student} on {q['question']}", "missing": q["question"] in missing,
