@@ -406,7 +406,7 @@ def written_answers_html(summary: dict) -> str:
             f"<h3>{html.escape(student)}</h3>"
             + ("<p class='miss'>no answer cell</p>" if m.get("missing") else
                "<p class='miss'>left blank</p>" if m.get("blank") else pre.format(html.escape(m.get("text", ""))))
-            for student, m in sorted(by_question.get(name, [])))
+            for student, m in sorted(by_question.get(name, []), key=lambda pair: pair[0]))
         unit = "point" if q.points == 1 else "points"
         parts.append(f"<section><h2>{html.escape(name)} ({q.points:g} {unit})</h2>{pre.format(html.escape(q.prompt))}"
                      f"<details><summary>Model answer and rubric</summary>{pre.format(html.escape(q.model_answer))}"

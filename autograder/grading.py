@@ -75,7 +75,7 @@ def assignment_version(assignment: str) -> str:
 
 
 def _answer_cells(nb) -> list[tuple[int, dict, str]]:
-    """(index, question name or None, text) of the markdown cells tagged ``answer``."""
+    """(index, pdl metadata, text) of the markdown cells tagged ``answer``; metadata is a dict."""
     cells = nb.get("cells") if isinstance(nb, dict) else None
     out = []
     for index, cell in enumerate(cells if isinstance(cells, list) else []):
@@ -86,10 +86,13 @@ def _answer_cells(nb) -> list[tuple[int, dict, str]]:
         if cell.get("cell_type") == "markdown" and isinstance(tags, list) and "answer" in tags:
             text = cell.get("source", "")
             text = "".join(map(str, text)) if isinstance(text, list) else str(text)
-            pdl = meta.get("pdl") if isinstance(meta.get("pdl"), dict) else {}
-            name = pdl.get("question")
-            out.append((index, name if isinstance(name, str) else None, text))
+            out.append((index, meta.get("pdl") if isinstance(meta.get("pdl"), dict) else {}, text))
     return out
+
+
+def _question_name(pdl: dict) -> str | None:
+    name = pdl.get("question")
+    return name if isinstance(name, str) else None
 
 
 def release_questions(assignment: str) -> list[dict]:
@@ -99,10 +102,8 @@ def release_questions(assignment: str) -> list[dict]:
         release = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return []
-    cells = release.get("cells", [])
-    return [{"question": name or f"written_{k + 1}",
-             "points": float(cells[i]["metadata"].get("pdl", {}).get("points", 1))}
-            for k, (i, name, _) in enumerate(_answer_cells(release))]
+    return [{"question": _question_name(pdl) or f"written_{k + 1}", "points": float(pdl.get("points", 1))}
+            for k, (_, pdl, _) in enumerate(_answer_cells(release))]
 
 
 def read_answers(nb: dict, questions: list[dict]) -> list[dict]:
@@ -110,7 +111,7 @@ def read_answers(nb: dict, questions: list[dict]) -> list[dict]:
     by hand. A cell is matched by the question name in its metadata, else by position among the
     answer cells; a question with no cell is reported with ``missing``. Points come from the
     release, never from the submission."""
-    found = _answer_cells(nb)
+    found = [(i, _question_name(pdl), t) for i, pdl, t in _answer_cells(nb)]
     known = {q["question"] for q in questions}
     by_name = {name: (i, t) for i, name, t in found if name in known}
     unnamed = [(i, t) for i, name, t in found if name not in known]

@@ -49,6 +49,7 @@ def variant_notebook(assignment: str, kind: str) -> dict:
 
 def leaks(assignment: str) -> list[str]:
     """Lines of private code (reference bodies, solution cells, hidden tests) found in the release."""
+    from autograder.generate import RELEASE_ROLES
     from autograder.source import _function_bodies, load
 
     src = load(assignment)
@@ -62,7 +63,7 @@ def leaks(assignment: str) -> list[str]:
             lines = cell.source.splitlines()
             for node, first, _ in _function_bodies(cell.source):
                 private += lines[first - 1:node.end_lineno]
-        elif cell.kind == "code":
+        elif cell.role in RELEASE_ROLES:  # what students see (not wrong/alternative cells)
             public |= {ln.strip() for ln in cell.source.splitlines()}
     # A line of a cross-check or hidden test that the author also wrote in a public cell (a check,
     # a figure) is public by choice; a line of the reference is a leak wherever it appears.
