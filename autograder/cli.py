@@ -42,6 +42,12 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def _warn_process_isolation() -> None:
+    from autograder.sandbox import PROCESS_WARNING
+
+    print(f"pdl: WARNING: {PROCESS_WARNING}.", file=sys.stderr)
+
+
 def cmd_grade(args) -> int:
     from autograder.grading import format_report, grade
 
@@ -54,14 +60,13 @@ def cmd_grade(args) -> int:
     for path in paths:
         report = grade(path, args.assignment, timeout=args.timeout or cfg.TIMEOUT_S,
                        call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
-                       memory_mb=args.memory or cfg.MEMORY_MB)
+                       memory_mb=args.memory or cfg.MEMORY_MB, isolation=args.isolation)
         reports.append(report)
         print(format_report(report) if len(paths) == 1 else
               f"{report.score:6g} / {report.max_score:g}  {path}" +
               (f"   ({report.errors[0]})" if report.errors else ""))
         if report.isolation == "process":
-            print("pdl: warning: Linux namespaces are not available here, so the student's code "
-                  "ran as a plain process that can read your files.", file=sys.stderr)
+            _warn_process_isolation()
     if args.json:
         data = [r.to_dict() for r in reports]
         Path(args.json).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2) + "\n")
@@ -77,7 +82,9 @@ def cmd_grade_cohort(args) -> int:
                            timeout=args.timeout or cfg.TIMEOUT_S,
                            call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
                            memory_mb=args.memory or cfg.MEMORY_MB, scheduler=args.scheduler,
-                           progress=not args.quiet)
+                           progress=not args.quiet, isolation=args.isolation)
+    if args.isolation == "process":
+        _warn_process_isolation()
     write_outputs(summary, out, Path(args.csv) if args.csv else None)
     gradebook_error = ""
     if not args.no_gradebook:
@@ -183,6 +190,8 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, help="seconds allowed for running the notebook")
     p.add_argument("--call-timeout", type=float, help="seconds allowed for one function call")
     p.add_argument("--memory", type=int, help="memory limit of the student's process, MB")
+    p.add_argument("--isolation", choices=["namespace", "process"], default=None,
+                   help="namespace (default): the allow-list sandbox; process: no file isolation (unsafe)")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("grade-cohort", help="grade a folder or zip of submissions in parallel, resumably")
@@ -198,6 +207,8 @@ def main(argv=None) -> int:
     p.add_argument("--gradebook", help="nbgrader gradebook URL (default the course's)")
     p.add_argument("--no-gradebook", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--isolation", choices=["namespace", "process"], default=None,
+                   help="namespace (default): the allow-list sandbox; process: no file isolation (unsafe)")
     p.set_defaults(func=cmd_grade_cohort)
 
     p = sub.add_parser("check", help="run a notebook's public checks (for students)")
@@ -220,7 +231,16 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_new_year)
 
     args = parser.parse_args(argv)
-    return args.func(args)
+    from autograder.sandbox import SandboxUnavailable
+
+    try:
+        return args.func(args)
+    except SandboxUnavailable as exc:
+        print(f"pdl: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("pdl: interrupted; no report was written for the unfinished grading.", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

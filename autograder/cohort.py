@@ -21,7 +21,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
+import sys
 import tempfile
 import time
 import warnings
@@ -38,10 +40,61 @@ MAX_UNZIPPED = 2 * 2**30
 class Submission:
     student: str
     path: Path
+    name: str = ""          # from Gradescope's metadata
+    email: str = ""
+    submitted_at: str = ""  # ISO 8601 UTC, from Gradescope's :created_at or nbgrader's timestamp.txt
+    raw: str = ""           # the student's name as found (file, folder, Gradescope id), before cleaning
+    note: str = ""          # how the id was made, when it is not simply the name found
+
+
+def _clean_id(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", text).strip("._")
+
+
+def _assign_ids(raws) -> dict[str, tuple[str, str]]:
+    """raw name -> (student id, note). Ids are safe as file names; distinct names always get
+    distinct ids: where cleaning makes several names one id (``carol``, ``carol!``; also
+    ``Carol``), the name that is already clean keeps it and every other one gets a suffix from
+    its own name's hash (stable across runs), with a note; a name with nothing usable
+    (``...``) becomes ``student_<hash>``."""
+    groups: dict[str, list[str]] = {}
+    for raw in sorted(set(raws)):
+        groups.setdefault((_clean_id(raw) or "student").lower(), []).append(raw)
+    out = {}
+    for members in groups.values():
+        clean = [m for m in members if _clean_id(m) == m]
+        keeper = clean[0] if clean else (members[0] if len(members) == 1 and _clean_id(members[0]) else None)
+        for raw in members:
+            base = _clean_id(raw) or "student"
+            if raw == keeper:
+                out[raw] = (base, "")
+                continue
+            sid = f"{base}_{hashlib.sha1(raw.encode()).hexdigest()[:6]}"
+            others = [m for m in members if m != raw]
+            why = (f"its cleaned name collides with {', '.join(map(repr, others))}" if others
+                   else "it has no letters or digits to make an id from")
+            out[raw] = (sid, f"{raw!r} is graded as {sid!r}: {why}")
+    return out
 
 
 def _student_id(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", text).strip("._") or "unknown"
+    """The id one name would get on its own (see ``_assign_ids`` for names that collide)."""
+    return _assign_ids([text])[text][0]
+
+
+def _utc_iso(value) -> str:
+    """A time from Gradescope's metadata or nbgrader's timestamp.txt as ISO 8601 UTC ('' if unreadable)."""
+    import datetime as dt
+
+    from nbgrader.utils import parse_utc
+
+    if value in (None, ""):
+        return ""
+    try:
+        when = parse_utc(value if isinstance(value, dt.datetime) else str(value).strip())
+    except (ValueError, OverflowError, TypeError):
+        return ""
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else ""
 
 
 def safe_extract(archive: Path, dest: Path) -> list[str]:
@@ -134,16 +187,37 @@ def file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _pool_init() -> None:
+    """In each pool process: a terminal's Ctrl-C is the parent's to handle; the parent's SIGTERM
+    stops the submission in hand cleanly (its sandbox is torn down by ``grade``'s finally)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def stop(signum, frame):
+        if _GRADING["busy"]:
+            raise KeyboardInterrupt
+        os._exit(1)
+    signal.signal(signal.SIGTERM, stop)
+
+
+_GRADING = {"busy": False}
+
+
 def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
     """Runs in a worker process (or on a dask worker): one submission, one record."""
     from autograder.grading import grade
+    from autograder.sandbox import SandboxUnavailable
 
     start = time.monotonic()
+    _GRADING["busy"] = True
     try:
         report = grade(path, assignment, **limits).to_dict()
+    except SandboxUnavailable:
+        raise  # the host's problem, not this student's: the whole run stops
     except Exception as exc:  # noqa: BLE001 - a grader failure is recorded, the batch goes on
         report = {"assignment": assignment, "submission": path, "score": 0.0, "max_score": 0.0,
                   "tests": [], "errors": [f"grader failure: {type(exc).__name__}: {exc}"]}
+    finally:
+        _GRADING["busy"] = False
     report["student"] = student
     report["seconds"] = round(time.monotonic() - start, 2)
     return report
@@ -158,9 +232,15 @@ def _write_atomic(path: Path, text: str) -> None:
 
 def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | None = None,
                  timeout: float = 300, call_timeout: float = 60, memory_mb: int = 4096,
-                 scheduler: str | None = None, progress: bool = True) -> dict:
-    """Grade everything under ``source`` (folder or zip); returns a summary dict."""
+                 scheduler: str | None = None, progress: bool = True,
+                 isolation: str | None = None) -> dict:
+    """Grade everything under ``source`` (folder or zip); returns a summary dict.
+    Refuses (``SandboxUnavailable``) before grading anything if the sandbox cannot be built;
+    on Ctrl-C keeps every finished record, says how to resume and raises KeyboardInterrupt."""
     from autograder.grading import assignment_version
+    from autograder.sandbox import resolve_isolation
+
+    isolation = resolve_isolation(isolation)
 
     out.mkdir(parents=True, exist_ok=True)
     records = out / "records"
@@ -193,11 +273,19 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
                     pass
             todo.append((sub, digest))
         limits = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb,
-                      hide=(str(root),))
-        for rec in _run(todo, assignment, limits, workers, scheduler, progress):
-            rec["version"] = version
-            _write_atomic(records / f"{rec['student']}.json", json.dumps(rec, indent=1))
-            done[rec["student"]] = rec
+                      isolation=isolation)
+        finished = 0
+        try:
+            for rec in _run(todo, assignment, limits, workers, scheduler, progress):
+                rec["version"] = version
+                _write_atomic(records / f"{rec['student']}.json", json.dumps(rec, indent=1))
+                done[rec["student"]] = rec
+                finished += 1
+        except KeyboardInterrupt:
+            print(f"\npdl: interrupted. {finished} of {len(todo)} submissions were graded in this run "
+                  f"and are kept in {records}/ (with {len(subs) - len(todo)} from earlier runs); rerun "
+                  "the same command to grade only the rest.", file=sys.stderr)
+            raise
         results = [done[s.student] for s in subs]
         summary = {"assignment": assignment, "version": version, "graded": len(todo),
                    "reused": len(subs) - len(todo), "students": len(subs), "unmatched": unmatched,
@@ -233,7 +321,8 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
                     yield rec
             return
         workers = workers or os.cpu_count() or 1
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_pool_init)
+        try:
             futures = {pool.submit(_grade_job, sub.student, str(sub.path), assignment, limits): digest
                        for sub, digest in todo}
             for fut in as_completed(futures):
@@ -241,6 +330,18 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
                 rec["sha256"] = futures[fut]
                 bar.update()
                 yield rec
+        except BaseException:
+            # Ctrl-C, a refused sandbox, or the caller stopped reading: stop the submissions in
+            # hand (each tears its sandbox down) and drop the queue.
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                try:
+                    proc.terminate()
+                except (OSError, AttributeError):
+                    pass
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        else:
+            pool.shutdown(wait=True)
     finally:
         bar.close()
 

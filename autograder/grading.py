@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 
 from autograder import protocol
-from autograder.sandbox import REPO, Worker, WorkerDied, WorkerTimeout
+from autograder.sandbox import (PROCESS_WARNING, REPO, SandboxUnavailable, Worker, WorkerDied,
+                                WorkerTimeout, resolve_isolation)
 from autograder.source import ANSWER_PLACEHOLDER
 from autograder.testing import StudentError, points_of
 
 SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
-MAX_RESTARTS = 3
+MAX_RESTARTS = 3  # runs of the notebook after the first, whatever the cause: hangs, crashes, forged answers
+MAX_ERRORS = 30   # grader notes kept in one report
 
 
 class SubmissionError(ValueError):
@@ -177,10 +179,13 @@ class SandboxStudent:
     """The student's functions, living in a sandboxed process; restarted after a crash."""
 
     def __init__(self, files: dict[str, bytes], cells, *, timeout: float, call_timeout: float,
-                 memory_mb: int | None, hide=(), isolation: str | None = None):
+                 memory_mb: int | None, isolation: str | None = None):
         self._files, self._cells = files, list(cells)
         self._timeout, self._call_timeout = timeout, call_timeout
-        self._memory_mb, self._hide, self._isolation = memory_mb, hide, isolation
+        self._memory_mb, self._isolation = memory_mb, isolation
+        # CPU seconds for one process: a backstop behind the wall-clock limits (threads add up)
+        self._cpu_s = int(2 * timeout + 40 * call_timeout)
+        self.refused: SandboxUnavailable | None = None
         self._worker: Worker | None = None
         self._bad_cells: set[int] = set()
         self._restarts = 0
@@ -197,9 +202,14 @@ class SandboxStudent:
             raise StudentError("crashed", self._fatal)
         while True:
             if self._restarts > MAX_RESTARTS:
-                raise StudentError("crashed", "the notebook crashed too often; no more attempts")
-            worker = Worker(self._files, memory_mb=self._memory_mb, isolation=self._isolation,
-                            hide=self._hide)
+                self._fatal = "the notebook crashed too often; no more attempts"
+                self.errors.append(self._fatal)
+                raise StudentError("crashed", self._fatal)
+            try:
+                worker = Worker(self._files, memory_mb=self._memory_mb, isolation=self._isolation,
+                                cpu_s=self._cpu_s)
+            except SandboxUnavailable as exc:
+                self._refuse(exc)
             self.isolation = worker.isolation
             current = {"cell": None}
             cells = [(i, s) for i, s, _ in self._cells if i not in self._bad_cells]
@@ -207,6 +217,9 @@ class SandboxStudent:
                 worker.wait_ready(60)
                 errors = worker.run_cells(cells, self._timeout,
                                           on_cell=lambda i: current.update(cell=i))
+            except SandboxUnavailable as exc:
+                worker.close()
+                self._refuse(exc)
             except (WorkerTimeout, WorkerDied, protocol.ProtocolError) as exc:
                 worker.close()
                 self._restarts += 1
@@ -223,6 +236,12 @@ class SandboxStudent:
             self._worker = worker
             return worker
 
+    def _refuse(self, exc: SandboxUnavailable):
+        """The sandbox broke down: no student code runs; ``grade`` raises after the tests."""
+        self.refused = exc
+        self._fatal = "the grading sandbox could not be built; not graded"
+        raise StudentError("refused", self._fatal) from None
+
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
@@ -236,12 +255,17 @@ class SandboxStudent:
                    "kwargs": protocol.encode(kwargs)}
             try:
                 answer = worker.request(msg, self._call_timeout)
+            except SandboxUnavailable as exc:
+                self._drop_worker()
+                self._refuse(exc)
             except WorkerTimeout:
                 self._drop_worker()
+                self._restarts += 1
                 self._dead[name] = ("timeout", f"{name} did not finish within {self._call_timeout:.0f} s")
                 raise StudentError(*self._dead[name]) from None
             except (WorkerDied, protocol.ProtocolError) as exc:
                 self._drop_worker()
+                self._restarts += 1
                 self._dead[name] = ("crashed", f"the notebook's process {exc} while running {name}")
                 raise StudentError(*self._dead[name]) from None
             status = answer.get("status")
@@ -250,14 +274,17 @@ class SandboxStudent:
                     return protocol.decode(answer.get("value"))
                 except (protocol.ProtocolError, ValueError, TypeError) as exc:
                     raise StudentError("invalid", f"{name} returned unreadable data: {exc}") from None
-            raise StudentError(str(status), str(answer.get("message", status))[:1000])
+            raise StudentError(protocol.short(str(status), 40), protocol.short(answer.get("message", status)))
 
         return call
 
     def public_checks(self) -> list:
         worker = self._start()
         answer = worker.request({"op": "checks"}, self._call_timeout)
-        return answer.get("value", []) if answer.get("status") == "ok" else []
+        value = answer.get("value") if answer.get("status") == "ok" else None
+        return [(protocol.short(r[0], 100), bool(r[1]), protocol.short(r[2]))
+                for r in (value if isinstance(value, list) else [])[:200]
+                if isinstance(r, list) and len(r) == 3]
 
     def _drop_worker(self):
         if self._worker is not None:
@@ -339,6 +366,8 @@ def run_hidden_tests(assignment: str, student) -> list[TestResult]:
     args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:warnings", f"--rootdir={REPO}", "-o", "python_files=test_*.py"]
     code = pytest.main(args, plugins=[collector])
+    if code == pytest.ExitCode.INTERRUPTED:  # pytest swallows Ctrl-C; a half-run is no grade
+        raise KeyboardInterrupt
     if collector.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         raise GraderError(f"hidden tests of {assignment} failed to load:\n" + "\n".join(collector.collect_errors))
     return collector.results
@@ -352,9 +381,12 @@ def assignment_files(assignment: str) -> dict[str, bytes]:
 
 
 def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: float = 60,
-          memory_mb: int | None = 4096, hide=(), isolation: str | None = None) -> GradeReport:
-    """Grade one notebook. Never raises for a bad submission: errors go into the report."""
+          memory_mb: int | None = 4096, isolation: str | None = None) -> GradeReport:
+    """Grade one notebook. Never raises for a bad submission: errors go into the report.
+    Raises ``SandboxUnavailable`` when the sandbox cannot be built (nothing is graded then),
+    ``KeyboardInterrupt`` on Ctrl-C (no partial report)."""
     start = time.monotonic()
+    isolation = resolve_isolation(isolation)
     path = Path(submission)
     report = GradeReport(assignment=assignment, submission=str(path),
                          version=assignment_version(assignment))
@@ -370,17 +402,22 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
         files[f"{assignment}.ipynb"] = raw
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],
                                  timeout=timeout, call_timeout=call_timeout,
-                                 memory_mb=memory_mb, hide=tuple(hide) + (path.parent,),
-                                 isolation=isolation)
+                                 memory_mb=memory_mb, isolation=isolation)
     try:
         report.tests = run_hidden_tests(assignment, student)
     finally:
         if isinstance(student, SandboxStudent):
             student.close()
-            report.isolation = student.isolation
+            report.isolation = student.isolation or isolation
+            if student.refused is not None:
+                raise student.refused
             report.errors += student.errors
             report.errors += [f"cell {e.get('cell')}: {e.get('error')}" for e in student.cell_errors
                               if isinstance(e, dict)]
+    if len(report.errors) > MAX_ERRORS:
+        report.errors[MAX_ERRORS:] = [f"... and {len(report.errors) - MAX_ERRORS} more notes"]
+    if report.isolation == "process":
+        report.errors.insert(0, "WARNING: " + PROCESS_WARNING)
     report.score = sum(t.points for t in report.tests)
     report.max_score = sum(t.max_points for t in report.tests)
     report.seconds = round(time.monotonic() - start, 2)

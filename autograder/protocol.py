@@ -16,7 +16,11 @@ import math
 import numpy as np
 
 MAX_DEPTH = 32
-MAX_BYTES = 64 * 2**20  # per message
+MAX_BYTES = 16 * 2**20  # per array
+LINE_CAP = 24 * 2**20   # one message on the wire (an array of MAX_BYTES in base64, plus room)
+MAX_ITEMS = 2_000_000   # JSON values in one message: bounds the grader's memory while decoding
+MAX_NOTES = 20          # cell errors taken from one run of the notebook
+NOTE_CHARS = 300        # characters kept of one message written by the student's code
 _NUMERIC_KINDS = "biufc"
 _ALLOWED_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                    "uint64", "float16", "float32", "float64", "complex64", "complex128"}
@@ -182,13 +186,27 @@ def dumps(message) -> str:
     return json.dumps(message, allow_nan=False, separators=(",", ":"))
 
 
-def loads(line: str):
-    if len(line) > 2 * MAX_BYTES:
+def loads(line):
+    """Parse one message (str or bytes) under the size, item and nesting caps; ProtocolError if not."""
+    if len(line) > LINE_CAP:
         raise ProtocolError("message too large")
+    raw = line.encode() if isinstance(line, str) else bytes(line)
+    # Cheap upper bound on the number of JSON values before building any of them.
+    if raw.count(b",") + raw.count(b"[") + raw.count(b"{") > MAX_ITEMS:
+        raise ProtocolError("message has too many values")
     try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ProtocolError(f"not JSON: {exc}") from None
+        return json.loads(raw)
+    except RecursionError:
+        raise ProtocolError("message nested too deeply") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ProtocolError(f"not JSON: {str(exc)[:100]}") from None
+
+
+def short(text, limit: int = NOTE_CHARS) -> str:
+    """A message written by the student's code, as plain bounded text."""
+    text = text if isinstance(text, str) else repr(text)
+    text = "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in text[:limit + 1])
+    return text if len(text) <= limit else text[:limit] + " ..."
 
 
 def roundtrip(value):

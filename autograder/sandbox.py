@@ -1,26 +1,40 @@
 """Start and talk to the student's process (``autograder.worker``) under limits.
 
-Isolation, strongest available first:
+Isolation (``course_config.ISOLATION``, ``pdl grade --isolation``):
 
-* ``namespace``: Linux user + mount + pid + network namespaces (``unshare``, no root
-  needed where unprivileged user namespaces are allowed). Inside, the course repository's
-  private folders (``solutions/``, ``grading_tests/``, ``source/``, ``.git`` ...) are
-  covered by empty read-only tmpfs mounts, the whole file system is read-only, the working
-  directory is a fresh size-capped tmpfs holding a copy of the submission, there is no
-  network, the grader's processes are invisible, and the student runs as an unprivileged
-  user that cannot undo the mounts.
-* ``process``: a plain child process (used only where namespaces are refused; the grade
-  record says so and ``pdl`` warns), still with its own working directory, memory and
-  time limits.
+* ``namespace`` (the default): an **allow-list root**. The student's process runs in its own
+  mount, pid, network, IPC and UTS namespaces, in a root file system built for it alone on a
+  tmpfs and entered with ``pivot_root``; the host's root is detached. It holds, read-only:
+  ``/usr`` (and the ``/bin``, ``/lib``... links or binds of a merged or split ``/usr``), the
+  Python installation and the virtual environment at their own paths, the worker's two
+  modules under ``/pdl``, a few generated files in ``/etc`` (passwd, group, hosts, the
+  dynamic linker's cache), ``/dev/{null,zero,full,random,urandom}`` and a private ``/proc``.
+  The only writable places are one size-capped tmpfs seen as ``/home/student`` (the working
+  directory, holding the notebook and its data files), ``/tmp`` and ``/dev/shm``. No other
+  path of the host exists there: not the course, not other copies of it, not other
+  submissions, not home folders, not ``/sys``. There is no network.
+  The student runs as an identity that owns nothing: when the grader is root, a fresh uid
+  (``UID_BASE`` + the grader's pid) with no capabilities, no supplementary groups and
+  ``no_new_privs``; otherwise the grader's uid inside a user namespace, where nothing of the
+  grader's but the read-only interpreter is mounted. Every set-up step must succeed, or
+  grading refuses (``SandboxUnavailable``).
+* ``process``: a plain child process with its own temporary working directory and the same
+  resource limits, but the student's code can read and write whatever the grader's user can.
+  Only when asked for explicitly; the report and ``pdl`` say so loudly.
 
-Either way the verdict is computed in the grader's process, never in the student's.
+Either way the submission's files reach the process through its stdin (no stage folder on
+the host), limits on processes, file size, open files, CPU time and memory are set before any
+student code runs, and the verdict is computed in the grader's process, never in the
+student's. What the student's process says on its channel is read under a byte cap and
+decoded strictly (``autograder.protocol``).
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import json
 import os
-import resource
 import selectors
 import shlex
 import shutil
@@ -34,9 +48,13 @@ from pathlib import Path
 from autograder import protocol
 
 REPO = Path(__file__).resolve().parent.parent
-# What the student's process may see of the repository: the interpreter and the worker.
-VISIBLE = {".venv", "autograder", "assignments", "pyproject.toml", "course_config.py", "README.md"}
-WORKDIR_MB = 256
+ISOLATIONS = ("namespace", "process")
+SCRATCH_MB = 256           # home + /tmp + /dev/shm together
+UID_BASE = 1_000_000_000   # sandbox uids: far above any real account or subordinate-id range
+WORKER_MODULES = ("__init__.py", "worker.py", "protocol.py")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+HOME = "/home/student"
+LIMITS = {"nproc": 64, "fsize_mb": 64, "nofile": 256}  # per student process (tasks of its uid)
 
 
 class WorkerDied(RuntimeError):
@@ -47,95 +65,210 @@ class WorkerTimeout(RuntimeError):
     """The student's process did not answer in time (and was killed)."""
 
 
-@functools.lru_cache(maxsize=1)
-def namespaces_available() -> bool:
-    if sys.platform != "linux" or shutil.which("unshare") is None:
-        return False
-    cmd = ["unshare", "--user", "--map-root-user", "--mount", "--net", "--pid", "--fork",
-           "--mount-proc", "sh", "-c", "mount -t tmpfs tmpfs /mnt && unshare --user true"]
-    try:
-        return subprocess.run(cmd, capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
+class ChannelError(protocol.ProtocolError):
+    """The student's process wrote something on the answer channel that is not a valid answer."""
 
 
-def hidden_paths(extra=()) -> list[Path]:
-    """Everything in the repository the student's process must not see, plus ``extra``."""
-    paths = [p for p in REPO.iterdir() if p.name not in VISIBLE]
-    for p in (Path(e).resolve() for e in extra):
-        if p.exists() and not any(q == p or q in p.parents for q in paths):
-            paths.append(p)
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot be built here; grading refuses rather than run student code unprotected."""
+
+
+PROCESS_WARNING = ("isolation 'process': the student's code ran as a plain process with your "
+                   "user's access to files: it could read the reference solutions, the hidden "
+                   "tests, other students' submissions and your home folder, and write to them")
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _unshare_cmd() -> list[str]:
+    cmd = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"]
+    if not _is_root():
+        cmd[1:1] = ["--user", "--map-root-user"]
+    return cmd
+
+
+def _python_paths() -> list[Path]:
+    """The interpreter's installation and the virtual environment (read-only in the sandbox)."""
+    paths = []
+    for p in (Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent):
+        p = p.resolve()
+        if p == Path("/usr") or any(p == q or q in p.parents for q in paths):
+            continue
+        paths = [q for q in paths if p not in q.parents] + [p]
     return paths
 
 
-def _limits(memory_mb: int | None):
-    def apply():
-        os.setsid()  # own process group, so a timeout kills every child too
-        if memory_mb:
-            limit = memory_mb * 2**20
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
+def _setup_script(root: Path, uid: int, final: list[str]) -> str:
+    """The shell steps that build the allow-list root at ``root`` and exec ``final`` in it."""
+    q = shlex.quote
+    R = q(str(root))
+    lines = [
+        "set -u",
+        'fail() { echo "pdl-sandbox: $*" >&2; exit 97; }',
+        'ro() { mkdir -p "$2" && mount --bind "$1" "$2" && '
+        'mount -o remount,bind,ro,nosuid,nodev "$2" || fail "cannot mount $1 read-only"; }',
+        "mount --make-rprivate / || fail 'cannot make the mounts private'",
+        f"mount -t tmpfs -o size=64m,mode=0755,nosuid,nodev pdl-root {R} || fail 'cannot mount the new root'",
+        f"cd {R} || fail 'cannot enter the new root'",
+        "mkdir -p proc dev etc tmp home/student pdl/autograder usr .old .scratch || fail 'cannot lay out the root'",
+        "ro /usr usr",
+    ]
+    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = Path("/") / top
+        if host.is_symlink():
+            lines.append(f"ln -s {q(os.readlink(host))} {top} || fail 'cannot link /{top}'")
+        elif host.is_dir():
+            lines.append(f"ro /{top} {top}")
+    for path in _python_paths():
+        lines.append(f"ro {q(str(path))} {q(str(path).lstrip('/'))}")
+    for name in WORKER_MODULES:
+        lines.append(f"cp {q(str(REPO / 'autograder' / name))} pdl/autograder/ || fail 'cannot copy the worker'")
+    passwd = (f"root:x:0:0:root:/root:/usr/sbin/nologin\\nstudent:x:{uid}:{uid}:student:{HOME}:/usr/sbin/nologin\\n"
+              "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\\n")
+    group = f"root:x:0:\\nstudent:x:{uid}:\\nnogroup:x:65534:\\n"
+    lines += [
+        f"printf '{passwd}' > etc/passwd && printf '{group}' > etc/group "
+        "&& printf '127.0.0.1 localhost\\n::1 localhost\\n' > etc/hosts "
+        "&& printf 'passwd: files\\ngroup: files\\nhosts: files\\n' > etc/nsswitch.conf || fail 'cannot write /etc'",
+        "for f in ld.so.cache ld.so.conf localtime; do [ -e /etc/$f ] && cp -L /etc/$f etc/; done; true",
+        "[ -d /etc/ld.so.conf.d ] && cp -r /etc/ld.so.conf.d etc/; true",
+        "mount -t tmpfs -o size=64k,mode=0755,nosuid,noexec pdl-dev dev || fail 'cannot mount /dev'",
+    ]
+    for dev in DEVICES:
+        lines.append(f"touch dev/{dev} && mount --bind /dev/{dev} dev/{dev} || fail 'cannot bind /dev/{dev}'")
+    owner = f",uid={uid},gid={uid}" if _is_root() else ""
+    lines += [
+        "ln -s /proc/self/fd dev/fd && ln -s /proc/self/fd/0 dev/stdin && ln -s /proc/self/fd/1 dev/stdout "
+        "&& ln -s /proc/self/fd/2 dev/stderr && mkdir dev/shm || fail 'cannot lay out /dev'",
+        # One tmpfs for everything writable, so one cap covers home, /tmp and /dev/shm.
+        f"mount -t tmpfs -o size={SCRATCH_MB}m,mode=0700,nosuid,nodev{owner} pdl-scratch .scratch "
+        "|| fail 'cannot mount the scratch folder'",
+        "mkdir -m 0700 .scratch/home .scratch/tmp .scratch/shm || fail 'cannot lay out the scratch folder'",
+    ]
+    if _is_root():
+        lines.append(f"chown {uid}:{uid} .scratch/home .scratch/tmp .scratch/shm || fail 'cannot give the scratch folder away'")
+    lines += [
+        "mount --bind .scratch/home home/student && mount --bind .scratch/tmp tmp && mount --bind .scratch/shm dev/shm "
+        "&& umount .scratch && rmdir .scratch || fail 'cannot mount the scratch folder'",
+        "mount -t proc -o nosuid,nodev,noexec proc proc || fail 'cannot mount /proc'",
+        "pivot_root . .old || fail 'pivot_root failed'",
+        "umount -l /.old && rmdir /.old || fail 'cannot detach the host root'",
+        "mount -o remount,ro,nosuid,nodev / || fail 'cannot make the root read-only'",
+        f"cd {HOME} || fail 'cannot enter the scratch folder'",
+    ]
+    if _is_root():
+        drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
+                "--inh-caps=-all", "--bounding-set=-all", "--"]
+    else:  # the grader's uid, seen as the student's, in a user namespace of its own
+        drop = ["unshare", "--user", f"--map-user={uid}", f"--map-group={uid}", "--"]
+    lines.append("exec " + " ".join(q(a) for a in drop + final))
+    return "\n".join(lines)
+
+
+def sandbox_uid() -> int:
+    return UID_BASE + os.getpid() if _is_root() else 1000
+
+
+@functools.lru_cache(maxsize=1)
+def probe() -> str:
+    """'' if the allow-list sandbox can be built here, else why not (cached per process)."""
+    if sys.platform != "linux":
+        return f"Linux namespaces are needed and this is {sys.platform}"
+    missing = [t for t in ("unshare", "pivot_root", "mount", "setpriv" if _is_root() else "unshare")
+               if shutil.which(t) is None]
+    if missing:
+        return f"missing commands: {', '.join(missing)} (util-linux)"
+    root = Path(tempfile.mkdtemp(prefix="pdl-root-"))
+    try:
+        script = _setup_script(root, sandbox_uid(), [sys.executable, "-I", "-c",
+                                                      "import numpy, os; assert os.getcwd() == '/home/student'"])
+        proc = subprocess.run(_unshare_cmd() + ["sh", "-c", script], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"cannot start unshare: {exc}"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return (err[-1] if err else f"exit code {proc.returncode}")[:300]
+    return ""
+
+
+def namespaces_available() -> bool:
+    return probe() == ""
+
+
+def refuse_message(reason: str) -> str:
+    return (f"cannot build the grading sandbox here ({reason}). Grading refuses to run students' code "
+            "unprotected. Fix the host (Linux with util-linux; run as root, or allow unprivileged user "
+            "namespaces), or pass --isolation process to grade anyway as a plain process, giving up "
+            "the protection: " + PROCESS_WARNING.split(": ", 1)[1] + ".")
+
+
+def resolve_isolation(isolation: str | None) -> str:
+    """The isolation to use: ``namespace`` unless ``process`` is asked for; refuses if unavailable."""
+    isolation = isolation or "namespace"
+    if isolation not in ISOLATIONS:
+        raise ValueError(f"unknown isolation {isolation!r}; choose one of {', '.join(ISOLATIONS)}")
+    if isolation == "namespace":
+        reason = probe()
+        if reason:
+            raise SandboxUnavailable(refuse_message(reason))
+    return isolation
+
+
+def _child_setup():
+    os.setsid()  # own process group and session: a terminal's Ctrl-C never reaches it, a kill reaches all
 
 
 class Worker:
     """One student process. ``request`` sends a message and waits for the answer."""
 
     def __init__(self, files: dict[str, bytes], *, memory_mb: int | None = 4096,
-                 isolation: str | None = None, hide=()):
-        self.isolation = isolation or ("namespace" if namespaces_available() else "process")
-        self.stage = Path(tempfile.mkdtemp(prefix="pdl-stage-"))
-        self.workdir = Path(tempfile.mkdtemp(prefix="pdl-work-"))
-        for name, data in files.items():
-            (self.stage / name).write_bytes(data)
-        python = (f"import sys; sys.path.insert(0, {str(REPO)!r}); "
-                  "import autograder.worker as w; w.main()")
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.workdir),
-               "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(self.workdir / ".mpl"),
-               "TMPDIR": str(self.workdir), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-               "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
+                 isolation: str | None = None, cpu_s: int = 3600):
+        self.isolation = resolve_isolation(isolation)
+        limits = dict(LIMITS, memory_mb=memory_mb or 0, cpu_s=int(cpu_s))
+        inner = [sys.executable, "-I", "-c",
+                 "import sys; sys.path.insert(0, {!r}); import autograder.worker as w; w.main({!r})"]
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
+               "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0",
+               "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
         for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
             if key in os.environ:
                 env[key] = os.environ[key]
-        inner = [sys.executable, "-I", "-c", python]
+        self._root = Path(tempfile.mkdtemp(prefix="pdl-root-"))  # an empty mount point, 0700
         if self.isolation == "namespace":
-            script = self._namespace_script(hide, inner)
-            cmd = ["unshare", "--user", "--map-root-user", "--mount", "--net", "--pid",
-                   "--fork", "--mount-proc", "sh", "-c", script]
+            home = HOME
+            inner[-1] = inner[-1].format("/pdl", json.dumps(limits))
+            cmd = _unshare_cmd() + ["sh", "-c", _setup_script(self._root, sandbox_uid(), inner)]
+            cwd = "/"
         else:
-            for name in files:
-                shutil.copy(self.stage / name, self.workdir / name)
-            cmd = inner
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            cwd=str(self.workdir), env=env, preexec_fn=_limits(memory_mb))
-        self._buf = b""
+            home = str(self._root)
+            inner[-1] = inner[-1].format(str(REPO), json.dumps(limits))
+            cmd, cwd = inner, home
+        env.update(HOME=home, TMPDIR="/tmp" if self.isolation == "namespace" else home,
+                   MPLCONFIGDIR=f"{home}/.config/matplotlib")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=cwd, env=env, preexec_fn=_child_setup)
+        self._buf = bytearray()
         self._sel = selectors.DefaultSelector()
         self._sel.register(self.proc.stdout, selectors.EVENT_READ)
         os.set_blocking(self.proc.stdout.fileno(), False)
-
-    def _namespace_script(self, hide, inner) -> str:
-        q = shlex.quote
-        steps = ["set -e", "mount --make-rprivate /",
-                 f"mount -t tmpfs -o size={WORKDIR_MB}m,mode=0777 tmpfs {q(str(self.workdir))}",
-                 f"cp -r {q(str(self.stage))}/. {q(str(self.workdir))}/",
-                 f"chmod -R a+rwX {q(str(self.workdir))}"]
-        keep = [self.workdir, REPO / ".venv", Path(sys.prefix), Path(sys.executable).parent]
-        for path in hidden_paths(hide) + [self.stage]:
-            if any(k == path or path in k.parents for k in keep):
-                continue  # never cover the interpreter or the working directory
-            if path.is_dir():
-                steps.append(f"mount -t tmpfs -o size=4k,mode=0755,ro tmpfs {q(str(path))}")
-            elif path.exists():
-                steps.append(f"mount --bind /dev/null {q(str(path))}")
-        steps.append("mount -o remount,bind,ro / || true")
-        steps.append(f"cd {q(str(self.workdir))}")
-        steps.append("exec unshare --user " + " ".join(q(a) for a in inner))
-        return "\n".join(steps)
+        self._files = files
 
     # -- messaging -------------------------------------------------------------------
     def _readline(self, deadline: float) -> bytes:
-        while b"\n" not in self._buf:
+        """One line from the channel, never holding more than ``protocol.LINE_CAP`` bytes."""
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._buf[:nl])
+                del self._buf[:nl + 1]
+                return line
+            if len(self._buf) > protocol.LINE_CAP:
+                self.kill()
+                raise ChannelError(f"sent a message longer than {protocol.LINE_CAP >> 20} MB")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
@@ -147,11 +280,6 @@ class Worker:
                 self.kill()
                 raise WorkerDied(self._death_reason())
             self._buf += chunk
-            if len(self._buf) > 2 * protocol.MAX_BYTES:
-                self.kill()
-                raise WorkerDied("sent more data than allowed")
-        line, self._buf = self._buf.split(b"\n", 1)
-        return line
 
     def _death_reason(self) -> str:
         try:
@@ -160,13 +288,29 @@ class Worker:
             return "stopped answering"
         if code in (-signal.SIGKILL, 137):
             return "was killed (memory limit or out of memory)"
+        if code == 97:  # the set-up script's own failure: the grader's problem, not the student's
+            raise SandboxUnavailable(refuse_message(self._stderr_tail()))
         return f"exited with code {code}"
+
+    def _stderr_tail(self) -> str:
+        try:
+            os.set_blocking(self.proc.stderr.fileno(), False)
+            data = self.proc.stderr.read(4096) or b""
+        except (OSError, ValueError):
+            data = b""
+        lines = data.decode("utf-8", "replace").strip().splitlines()
+        return (lines[-1] if lines else "set-up failed")[:300]
 
     def receive(self, deadline: float) -> dict:
         raw = self._readline(deadline)
-        msg = protocol.loads(raw.decode("utf-8", "replace"))
+        try:
+            msg = protocol.loads(raw)
+        except protocol.ProtocolError as exc:
+            self.kill()
+            raise ChannelError(f"sent malformed data on the grader's channel ({exc})") from None
         if not isinstance(msg, dict):
-            raise protocol.ProtocolError("answer is not an object")
+            self.kill()
+            raise ChannelError("sent something on the grader's channel that is not an answer")
         return msg
 
     def send(self, msg: dict) -> None:
@@ -181,19 +325,28 @@ class Worker:
         deadline = time.monotonic() + timeout
         while self.receive(deadline).get("event") != "ready":
             pass
+        self.proc.stderr.close()  # set-up is over; the worker's fd 2 is /dev/null from here on
+        files = {name: base64.b64encode(data).decode("ascii") for name, data in self._files.items()}
+        answer = self.request({"op": "files", "files": files}, timeout)
+        if answer.get("status") != "ok":
+            raise WorkerDied(f"could not receive the notebook's files: {answer.get('message', '')}"[:300])
 
     def run_cells(self, cells: list[tuple[int, str]], timeout: float, on_cell=None) -> list:
-        """Execute cells in order; returns the list of cell errors. ``on_cell(i)`` tracks progress."""
+        """Execute cells in order; returns the (bounded, validated) list of cell errors.
+        ``on_cell(i)`` tracks progress."""
         deadline = time.monotonic() + timeout
+        known = {i for i, _ in cells}
         self.send({"op": "run_cells", "cells": [[i, s] for i, s in cells]})
         while True:
             msg = self.receive(deadline)
             if msg.get("event") == "cell":
-                if on_cell:
+                if on_cell and msg.get("index") in known:
                     on_cell(msg.get("index"))
                 continue
             errors = msg.get("errors")
-            return errors if isinstance(errors, list) else []
+            return [{"cell": e["cell"], "error": protocol.short(e.get("error"))}
+                    for e in (errors if isinstance(errors, list) else [])[:protocol.MAX_NOTES]
+                    if isinstance(e, dict) and e.get("cell") in known]
 
     def request(self, msg: dict, timeout: float) -> dict:
         deadline = time.monotonic() + timeout
@@ -213,11 +366,16 @@ class Worker:
 
     def close(self) -> None:
         self.kill()
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 stream.close()
-            except OSError:
+            except (OSError, ValueError):
                 pass
         self._sel.close()
-        shutil.rmtree(self.stage, ignore_errors=True)
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.isolation == "process":
+            shutil.rmtree(self._root, ignore_errors=True)
+        else:
+            try:
+                self._root.rmdir()  # the empty mount point; the root itself lived in the namespace
+            except OSError:
+                shutil.rmtree(self._root, ignore_errors=True)

@@ -10,8 +10,11 @@ a capped buffer, and fd 1 and 2 point to /dev/null so that C-level output is dro
 
 from __future__ import annotations
 
+import base64
 import io
+import json
 import os
+import resource
 import sys
 import traceback
 
@@ -46,23 +49,53 @@ class CappedStream(io.TextIOBase):
         return "".join(self.kept) + tail
 
 
-def _short(exc: BaseException, limit: int = 500) -> str:
+def _short(exc: BaseException, limit: int = 300) -> str:
     text = f"{type(exc).__name__}: {exc}"
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
-def main() -> None:
+def set_limits(limits: dict) -> None:
+    """Resource limits, set before any student code runs (hard = soft: they cannot be raised)."""
+    def cap(which, value):
+        resource.setrlimit(which, (value, value))
+
+    cap(resource.RLIMIT_CORE, 0)
+    cap(resource.RLIMIT_NPROC, int(limits["nproc"]))        # processes and threads of this uid
+    cap(resource.RLIMIT_FSIZE, int(limits["fsize_mb"]) << 20)
+    cap(resource.RLIMIT_NOFILE, int(limits["nofile"]))
+    cap(resource.RLIMIT_CPU, int(limits["cpu_s"]))
+    if limits.get("memory_mb"):
+        cap(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
+
+
+def write_files(files: dict) -> None:
+    for name, data in files.items():
+        if not isinstance(name, str) or "/" in name or name in ("", ".", ".."):
+            raise ValueError(f"bad file name {name!r}")
+        with open(name, "wb") as fh:
+            fh.write(base64.b64decode(data))
+
+
+def main(limits_json: str = "{}") -> None:
     from autograder import protocol
 
+    limits = json.loads(limits_json)
+    if limits:
+        set_limits(limits)
     out = os.fdopen(os.dup(1), "w", buffering=1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    os.close(devnull)
     captured = CappedStream()
     sys.stdout = sys.stderr = captured
 
     def send(msg):
-        out.write(protocol.dumps(msg) + "\n")
+        line = protocol.dumps(msg)
+        if len(line) >= protocol.LINE_CAP:
+            line = protocol.dumps({"status": "invalid", "message":
+                                   f"the answer is larger than {protocol.LINE_CAP >> 20} MB"})
+        out.write(line + "\n")
         out.flush()
 
     from IPython.core.interactiveshell import InteractiveShell
@@ -79,7 +112,13 @@ def main() -> None:
         except Exception as exc:  # noqa: BLE001
             send({"status": "protocol", "message": _short(exc)})
             continue
-        if op == "run_cells":
+        if op == "files":
+            try:
+                write_files(req["files"])
+                send({"status": "ok"})
+            except Exception as exc:  # noqa: BLE001
+                send({"status": "error", "message": _short(exc)})
+        elif op == "run_cells":
             errors = []
             for index, source in req["cells"]:
                 send({"event": "cell", "index": index})
