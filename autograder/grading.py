@@ -43,6 +43,7 @@ class TestResult:
     passed: bool
     message: str
     detail: str = ""
+    diagnosis: str = ""  # failing tests: the mistake the answers match (autograder/diagnose.py)
 
 
 @dataclass
@@ -194,6 +195,7 @@ class SandboxStudent:
         self.errors: list[str] = []
         self.cell_errors: list[dict] = []
         self.isolation = ""
+        self.call_log: list = []  # (name, args, kwargs, value) of answered calls, for the diagnosis
 
     def _start(self) -> Worker:
         if self._worker is not None:
@@ -271,9 +273,11 @@ class SandboxStudent:
             status = answer.get("status")
             if status == "ok":
                 try:
-                    return protocol.decode(answer.get("value"))
+                    value = protocol.decode(answer.get("value"))
                 except (protocol.ProtocolError, ValueError, TypeError) as exc:
                     raise StudentError("invalid", f"{name} returned unreadable data: {exc}") from None
+                self.call_log.append((name, args, kwargs, value))
+                return value
             raise StudentError(protocol.short(str(status), 40), protocol.short(answer.get("message", status)))
 
         return call
@@ -332,10 +336,15 @@ def _reason(excinfo) -> tuple[str, str]:
 
 
 class _Collector:
-    def __init__(self, student):
+    def __init__(self, student, assignment: str = "", diagnose: bool = False):
         self.student = student
         self.results: list[TestResult] = []
         self.collect_errors: list[str] = []
+        self.assignment = assignment
+        # the diagnosis needs the answers the student gave: a proxy that records them
+        self.diagnose = diagnose and isinstance(getattr(student, "call_log", None), list)
+        self._tolerances: list = []
+        self._found: list = []  # known mistakes matched so far in this submission
 
     def pytest_configure(self, config):
         config.pdl_student = self.student
@@ -343,6 +352,51 @@ class _Collector:
     def pytest_collectreport(self, report):
         if report.failed:
             self.collect_errors.append(str(report.longrepr)[-2000:])
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        """Keep only this test's calls in the log, and note the tolerances it compares with."""
+        if not self.diagnose:
+            yield
+            return
+        self.student.call_log.clear()
+        self._tolerances = []
+        module = getattr(item, "module", None)
+        original = getattr(module, "assert_close", None)
+        if callable(original):
+            import inspect
+
+            signature = inspect.signature(original)
+
+            def recording(*args, **kwargs):
+                try:
+                    bound = signature.bind(*args, **kwargs)
+                    bound.apply_defaults()
+                    self._tolerances.append((float(bound.arguments["rtol"]), float(bound.arguments["atol"])))
+                except (TypeError, KeyError, ValueError):
+                    pass
+                return original(*args, **kwargs)
+            module.assert_close = recording
+        try:
+            yield
+        finally:
+            if callable(original):
+                module.assert_close = original
+
+    def _diagnosis(self, excinfo) -> tuple[str, str]:
+        """(diagnosis, note for the TA) of a failed test; only for wrong answers, not for a
+        function that could not answer (its message says why)."""
+        if not self.diagnose or excinfo is None or isinstance(excinfo.value, StudentError):
+            return "", ""
+        from autograder import diagnose
+
+        try:
+            return diagnose.diagnose(self.assignment, list(self.student.call_log), self._tolerances,
+                                     found=self._found), ""
+        except Exception as exc:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
+            return "", f"\n(no diagnosis: {type(exc).__name__}: {exc})"[:500]
+        finally:
+            self.student.call_log.clear()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -355,14 +409,21 @@ class _Collector:
                 self.results.append(TestResult(item.name, pts, pts, True, desc))
             else:
                 msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
-                self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail))
+                diagnosis, note = self._diagnosis(call.excinfo) if rep.when == "call" else ("", "")
+                self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}",
+                                               detail + note, diagnosis))
 
 
-def run_hidden_tests(assignment: str, student) -> list[TestResult]:
+def run_hidden_tests(assignment: str, student, diagnose: bool | None = None) -> list[TestResult]:
+    """The hidden tests against ``student``. ``diagnose`` (default: unless ``PDL_DIAGNOSE=0``):
+    name the mistake of each failing test from the answers a recording proxy kept."""
     test_dir = REPO / "grading_tests" / assignment
     if not test_dir.is_dir():
         raise GraderError(f"no hidden tests for {assignment!r} in {test_dir}; run `pdl generate {assignment}`")
-    collector = _Collector(student)
+    if diagnose is None:
+        from autograder.diagnose import enabled
+        diagnose = enabled()
+    collector = _Collector(student, assignment, diagnose)
     args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:warnings", f"--rootdir={REPO}", "-o", "python_files=test_*.py"]
     code = pytest.main(args, plugins=[collector])
@@ -432,6 +493,8 @@ def format_report(report: GradeReport) -> str:
         lines.append(f"  {mark}  {t.name:<{width}}  {t.points:g}/{t.max_points:g}")
         if not t.passed:
             lines.append(f"        {t.message}")
+            if t.diagnosis:
+                lines.append(f"        hint: {t.diagnosis}")
     if report.errors:
         lines.append("")
         lines += [f"  note: {e}" for e in report.errors]

@@ -8,15 +8,17 @@ into nbgrader's solution-region form. Nothing here writes files.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.sandbox import REPO
 
 CODE_ROLES = {"setup", "graded", "provided", "reference", "check", "figure", "solution", "tests",
-              "params", "wrong", "alternative"}
+              "params", "wrong", "rewrite", "alternative"}
 MARKDOWN_ROLES = {"text", "answer"}
 ANSWER_PLACEHOLDER = "*Your answer here.*"  # what an answer cell holds in the release
+HINT = "# hint:"  # in a wrong cell: what a student whose answers match this mistake is told
 
 
 class SourceError(ValueError):
@@ -42,6 +44,18 @@ class WrittenQuestion:
 
 
 @dataclass
+class Mistake:
+    """A ``wrong`` cell: a mistake students really make, and the hint shown to a student whose
+    answers match it. ``rewrites`` are the ``rewrite`` cells after it: the same mistake written
+    differently, which must earn the same hint."""
+    description: str  # the cell's first line, after '# wrong:'
+    hint: str         # the '# hint:' comment ("" if the author gave none; pdl validate refuses that)
+    code: str
+    index: int        # cell index in the source
+    rewrites: list = field(default_factory=list)  # [(description, code)]
+
+
+@dataclass
 class Source:
     assignment: str
     title: str
@@ -59,6 +73,9 @@ class Source:
                 prompt = before.source if before.kind == "markdown" and before.role == "text" else ""
                 out.append(WrittenQuestion(f"written_{len(out) + 1}", float(cell.points), prompt, cell.source))
         return out
+
+    def mistakes(self) -> list[Mistake]:
+        return mistakes_of([(c.role, c.source, c.index) for c in self.cells], self.path.name)
 
     def graded_functions(self) -> list[str]:
         names = []
@@ -115,6 +132,72 @@ def load(assignment: str) -> Source:
         raise SourceError(f"{path.name}: the first cell must be markdown starting '# {assignment}: <title>'")
     title = cells[0].source.splitlines()[0].split(":", 1)[-1].strip()
     return Source(assignment, title, path, cells)
+
+
+def _description(text: str, role: str) -> str:
+    """The first line of a wrong/rewrite/alternative cell, after '# <role>:'."""
+    first = text.splitlines()[0] if text else ""
+    return first.lstrip("# ").split(":", 1)[-1].strip() if first.startswith("#") else ""
+
+
+def cell_hint(text: str) -> str:
+    """The hint of a wrong cell: the comment line '# hint: ...' in the cell's leading comment
+    block, continued by the comment lines right after it that are indented ('#   more words')."""
+    out, inside = [], False
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith(HINT):
+            out, inside = [line[len(HINT):].strip()], True
+        elif inside and line.startswith("#  "):
+            out.append(line[1:].strip())
+        else:
+            inside = False
+    return " ".join(w for w in out if w)
+
+
+def mistakes_of(cells, name: str = "source") -> list[Mistake]:
+    """The ``wrong`` cells of [(role, source, index)] with their hints and ``rewrite`` cells."""
+    out: list[Mistake] = []
+    previous = None
+    for role, text, index in cells:
+        if role == "wrong":
+            out.append(Mistake(_description(text, role) or f"cell {index}", cell_hint(text), text, index))
+        elif role == "rewrite":
+            if previous not in ("wrong", "rewrite"):
+                raise SourceError(f"{name} cell {index}: a 'rewrite' cell must follow the 'wrong' cell "
+                                  "whose mistake it writes differently (see source/FORMAT.md)")
+            out[-1].rewrites.append((_description(text, role) or f"cell {index}", text))
+        if role != "text":
+            previous = role
+    return out
+
+
+_HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?P<meta>.*)$")
+_TAGS = re.compile(r"tags=\[([^\]]*)\]")
+
+
+def read_mistakes(assignment: str) -> list[Mistake]:
+    """``load(assignment).mistakes()`` without jupytext (whose import costs seconds): what the
+    grader reads, when a test fails, to name the mistake. Reads only the cell headers of the
+    percent script and the code of its wrong and rewrite cells."""
+    path = source_path(assignment)
+    cells, current = [], None
+    for line in path.read_text().splitlines() + ["# %% end"]:
+        head = _HEADER.match(line)
+        if head:
+            if current is not None:
+                text = "\n".join(current[1])
+                if current[0] in ("wrong", "rewrite"):
+                    text = _includes(text, path)
+                cells.append((current[0], text.strip("\n"), current[2]))
+            tags = _TAGS.search(head["meta"] or "")
+            roles = [t.strip().strip("\"'") for t in tags.group(1).split(",")] if tags else []
+            role = next((r for r in roles if r in CODE_ROLES | MARKDOWN_ROLES), "text")
+            current = (role, [], len(cells))
+        elif current is not None:
+            current[1].append(line)
+    return mistakes_of(cells, path.name)
 
 
 def _includes(text: str, path: Path) -> str:

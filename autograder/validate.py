@@ -10,7 +10,11 @@ For each assignment:
   students receive (``assignments/<id>/``), unless the author also wrote that line of a
   solution cell or test in a public cell;
 * otter parity: ``otter run`` with the generated autograder zip gives the same scores as
-  ``pdl grade`` on the solution and on the half-stubbed notebook.
+  ``pdl grade`` on the solution and on the half-stubbed notebook;
+* tests of the tests, with the diagnosis (``mistake_checks``): every ``wrong`` cell has a hint,
+  loses points and is named by its hint; every ``rewrite`` loses points and is named by the
+  hint of its wrong cell; every ``alternative`` scores full marks; no diagnosis shows a value
+  the reference returned.
 """
 
 from __future__ import annotations
@@ -114,10 +118,77 @@ def otter_score(zip_path: Path, notebook: Path, timeout: float = 600) -> float:
         return sum(t.get("score") or 0.0 for t in tests if "max_score" in t)
 
 
+def mistake_checks(assignment: str, reference: str, full: float, log=print) -> list[tuple[bool, str]]:
+    """The tests of the tests, graded in-process with the diagnosis on: every ``wrong`` cell has a
+    hint, loses points and is named by its hint; every ``rewrite`` cell (the same mistake written
+    differently, at least one per assignment) loses points and is named by its wrong cell's hint;
+    every ``alternative`` scores full marks with no diagnosis; no diagnosis shows a number the
+    reference returned on that test's inputs."""
+    from autograder.diagnose import grade_code, leaked_numbers, reference_values
+    from autograder.mutate import variant_cells
+    from autograder.source import load
+
+    src = load(assignment)
+    mistakes = src.mistakes()
+    out, leaked = [], []
+
+    def graded(code):
+        results, student = grade_code(assignment, reference + "\n\n" + code)
+        for r in results:
+            if r.diagnosis:
+                found = leaked_numbers(r.diagnosis, reference_values(assignment, student, r.name))
+                leaked.extend(f"{r.name}: {n}" for n in found)
+        return sum(r.points for r in results), [r.diagnosis for r in results if r.diagnosis]
+
+    hintless = [m.description for m in mistakes if not m.hint]
+    for desc in hintless:
+        log(f"        wrong cell without a '# hint:' line: {desc}")
+    out.append((not hintless and len(mistakes) >= 3,
+                f"wrong cells with a hint: {len(mistakes) - len(hintless)}/{len(mistakes)}"
+                + (" (at least 3 required)" if len(mistakes) < 3 else "")))
+    caught = named = 0
+    rewrites = rewrites_ok = 0
+    for m in mistakes:
+        score, diagnoses = graded(m.code)
+        caught += score < full
+        named += bool(m.hint) and any(m.hint in d for d in diagnoses)
+        if score == full:
+            log(f"        wrong implementation not caught: {m.description} ({score:g}/{full:g})")
+        elif not any(m.hint and m.hint in d for d in diagnoses):
+            log(f"        wrong implementation not named by its hint: {m.description}; "
+                f"diagnoses: {sorted(set(diagnoses))[:2] or 'none'}")
+        for desc, code in m.rewrites:
+            rewrites += 1
+            r_score, r_diagnoses = graded(code)
+            good = r_score < full and bool(m.hint) and any(m.hint in d for d in r_diagnoses)
+            rewrites_ok += good
+            if not good:
+                log(f"        rewrite not {'caught' if r_score == full else 'named by the hint of its wrong cell'}: "
+                    f"{desc} ({r_score:g}/{full:g}); diagnoses: {sorted(set(r_diagnoses))[:2] or 'none'}")
+    out.append((caught == len(mistakes), f"wrong implementations caught: {caught}/{len(mistakes)}"))
+    out.append((named == len(mistakes), f"wrong implementations named by their hint: {named}/{len(mistakes)}"))
+    out.append((rewrites_ok == rewrites >= 1,
+                f"rewrites (a mistake written differently) named by the same hint: {rewrites_ok}/{rewrites}"
+                + (" (at least 1 required)" if rewrites < 1 else "")))
+    alternatives = variant_cells(src, "alternative")
+    passing = 0
+    for desc, code in alternatives:
+        score, diagnoses = graded(code)
+        passing += score == full and not diagnoses
+        if score != full or diagnoses:
+            log(f"        alternative implementation not passing cleanly: {desc} ({score:g}/{full:g})")
+    out.append((passing == len(alternatives) >= 1,
+                f"alternative implementations pass: {passing}/{len(alternatives)}"
+                + (" (at least 1 required)" if not alternatives else "")))
+    out.append((not leaked, "no diagnosis shows a reference value" if not leaked
+                else f"LEAK in a diagnosis: {leaked[:3]}"))
+    return out
+
+
 def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print) -> bool:
     from autograder.generate import module_text
     from autograder.grading import grade
-    from autograder.mutate import mutation_run, score_code, variant_cells
+    from autograder.mutate import mutation_run
     from autograder.source import load
 
     ok = True
@@ -146,21 +217,8 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print) 
         line(scores["stub"][0] == 0, f"untouched release scores {scores['stub'][0]:g}/{full:g}")
         line(0 <= scores["partial"][0] < full, f"half-stubbed notebook scores {scores['partial'][0]:g}/{full:g}")
         src = load(assignment)
-        reference = module_text(src)
-        for role, want_full in (("wrong", False), ("alternative", True)):
-            cells = variant_cells(src, role)
-            good = []
-            for desc, code in cells:
-                score, _ = score_code(assignment, reference + "\n\n" + code)
-                if (score == full) == want_full:
-                    good.append(desc)
-                else:
-                    log(f"        {role} implementation not {'passing' if want_full else 'caught'}: "
-                        f"{desc} ({score:g}/{full:g})")
-            need = 1 if want_full else 3
-            what = "alternative implementations pass" if want_full else "wrong implementations caught"
-            line(len(good) == len(cells) and len(cells) >= need,
-                 f"{what}: {len(good)}/{len(cells)}" + (f" (at least {need} required)" if len(cells) < need else ""))
+        for good, text in mistake_checks(assignment, module_text(src), full, log):
+            line(good, text)
         if mutants:
             run = mutation_run(assignment, sample=mutants)
             pct = 100.0 * run["caught"] / max(run["graded"], 1)

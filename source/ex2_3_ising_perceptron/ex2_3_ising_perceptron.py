@@ -1105,12 +1105,23 @@ def test_figure_loads(student):
 
 # %% tags=["wrong"]
 # wrong: generalization error arccos(R)/(2 pi), counting only one of the two wedges
+# hint: The two decision boundaries disagree on two opposite wedges, of total angle 2 arccos R out of
+#   2π: count both (Exercise 2.3(b)).
 def generalization_error(R):
     return np.arccos(np.clip(np.asarray(R, dtype=float), -1.0, 1.0)) / (2 * np.pi)
 
 
+# %% tags=["rewrite"]
+# rewrite: one wedge written with arcsin, (1/2 - arcsin(R)/pi) / 2
+def generalization_error(R):
+    R = np.clip(np.asarray(R, dtype=float), -1.0, 1.0)
+    return 0.25 - 0.5 * np.arcsin(R) / np.pi
+
+
 # %% tags=["wrong"]
 # wrong: entropy in bits (log base 2) instead of nats, and without the 0 log 0 = 0 convention
+# hint: Entropies here are in nats (natural log), and h(±1) must be exactly 0 by the convention 0 log 0
+#   = 0 (scipy.special.xlogy); see Exercise 2.3(c) and eq. (2.24).
 def overlap_entropy(R):
     R = np.asarray(R, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1119,6 +1130,8 @@ def overlap_entropy(R):
 
 # %% tags=["wrong"]
 # wrong: entropy without the factors 1/2
+# hint: Redo the Stirling limit of (1/N) log binom(N, k) with k = (1+R)N/2: each of the two terms
+#   carries a factor 1/2 (Section 2.4, eq. (2.24)).
 def overlap_entropy(R):
     R = np.asarray(R, dtype=float)
     return LOG2 - special.xlogy(1.0 - R, 1.0 - R) - special.xlogy(1.0 + R, 1.0 + R)
@@ -1126,6 +1139,8 @@ def overlap_entropy(R):
 
 # %% tags=["wrong"]
 # wrong: interior_minimum returns the barrier maximum (the other root of ds/dR = 0)
+# hint: Below the spinodal ds/dR = 0 has two roots in (0, 1): the interior minimum R*(α) is the one
+#   nearer R = 0; the one nearer R = 1 is the barrier maximum (Exercise 2.3(e)).
 def interior_minimum(alpha):
     alpha = float(alpha)
     alpha_sp, R_sp = _spinodal_point()
@@ -1139,6 +1154,9 @@ def interior_minimum(alpha):
 
 # %% tags=["wrong"]
 # wrong: critical load taken where the interior minimum disappears (the spinodal), not at the crossing
+# hint: The first-order transition α_c is where the interior minimum's action s(R*) reaches s(1) = log
+#   2, i.e. where the two minima cross; the interior minimum disappears only later, at the spinodal
+#   (Section 2.5, Exercise 2.3(g)).
 def critical_load():
     alpha = spinodal_load()
     R = _spinodal_point()[1]
@@ -1147,12 +1165,17 @@ def critical_load():
 
 # %% tags=["wrong"]
 # wrong: spinodal located where ds/dR = 0 at a fixed R near 1 instead of where the minimum merges with the barrier
+# hint: The spinodal is the largest load at which ds/dR = 0 still has an interior solution: the maximum
+#   of α(R) over (0, 1), where the minimum merges with the barrier (hint of Exercise 2.3(e), Section
+#   2.5).
 def spinodal_load():
     return float(_stationary_load(0.99))
 
 
 # %% tags=["wrong"]
 # wrong: histogram indexed by the number of disagreements with the teacher (reversed)
+# hint: Entry k of the histogram counts the consistent students that agree with the teacher on k
+#   components (overlap R_k = 2k/N − 1), so the teacher is the last entry (Section 2.6).
 _count_right = count_consistent_students
 
 
@@ -1162,6 +1185,8 @@ def count_consistent_students(teacher, X):
 
 # %% tags=["wrong"]
 # wrong: n = floor(alpha N) instead of the nearest integer, and log_Z forgets the 1/2^N
+# hint: The number of examples is the nearest integer to αN, and Z is the fraction of consistent
+#   students, with the 1/2^N of its definition: log_Z = (1/N) log(count) − log 2 (Section 2.6).
 _enumerate_right = enumerate_version_space
 
 
@@ -1173,6 +1198,8 @@ def enumerate_version_space(N, alpha, seed):
 
 # %% tags=["wrong"]
 # wrong: inputs drawn uniformly in [0, 1)^N instead of Gaussian (all inputs in one orthant)
+# hint: The inputs are Gaussian, x ~ N(0, I_N); inputs drawn in [0, 1)^N all lie in one orthant and make
+#   every label the same (Section 2.6, setup).
 def enumerate_version_space(N, alpha, seed):
     rng = np.random.default_rng(seed)
     n = int(round(alpha * N))
