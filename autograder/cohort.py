@@ -125,31 +125,46 @@ def safe_extract(archive: Path, dest: Path) -> list[str]:
     return refused
 
 
-def _gradescope_names(root: Path) -> dict[str, str]:
-    """submission folder -> student id, from a Gradescope export's submission_metadata.yml."""
+def _gradescope_meta(root: Path) -> dict[str, dict]:
+    """submission folder -> {"id", "name", "email", "submitted_at", "note"} from a Gradescope
+    export's submission_metadata.yml (the first submitter of a group submission is graded)."""
     meta = next(root.rglob("submission_metadata.yml"), None)
     if meta is None:
         return {}
     import yaml
 
-    data = yaml.safe_load(meta.read_text()) or {}
+    try:
+        data = yaml.safe_load(meta.read_text(errors="replace")) or {}
+    except yaml.YAMLError:
+        return {}
     out = {}
-    for folder, info in data.items():
-        info = info or {}
+    for folder, info in (data.items() if isinstance(data, dict) else []):
+        info = info if isinstance(info, dict) else {}
+
+        def get(d, key):
+            value = d.get(f":{key}", d.get(key)) if isinstance(d, dict) else None
+            return "" if value is None else str(value).strip()
+
         submitters = info.get(":submitters") or info.get("submitters") or []
-        if submitters:
-            s = submitters[0] or {}
-            ident = s.get(":sid") or s.get("sid") or s.get(":email") or s.get("email") or s.get(":name") or s.get("name")
-            if ident:
-                out[str(folder)] = _student_id(str(ident))
+        submitters = [s for s in submitters if isinstance(s, dict)] if isinstance(submitters, list) else []
+        first = submitters[0] if submitters else {}
+        ident = get(first, "sid") or get(first, "email") or get(first, "name")
+        if not ident:
+            continue
+        others = [get(s, "name") or get(s, "sid") or get(s, "email") for s in submitters[1:]]
+        out[str(folder)] = {
+            "id": ident, "name": get(first, "name"), "email": get(first, "email"),
+            "submitted_at": _utc_iso(info.get(":created_at", info.get("created_at"))),
+            "note": f"group submission; also by {', '.join(others)}" if others else ""}
     return out
 
 
 def discover(root: Path, assignment: str) -> tuple[list[Submission], list[str]]:
     """Submissions under ``root`` and the list of things that could not be matched."""
-    names = _gradescope_names(root)
-    found: dict[str, Submission] = {}
+    meta = _gradescope_meta(root)
+    found: dict[str, Submission] = {}  # by the name as found
     unmatched: list[str] = []
+    used: set[Path] = set()  # files that belong to a submission (nbgrader's timestamp.txt)
     notebooks = sorted(p for p in root.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
     by_dir: dict[Path, list[Path]] = {}
     for nb in notebooks:
@@ -157,12 +172,18 @@ def discover(root: Path, assignment: str) -> tuple[list[Submission], list[str]]:
     for nb in notebooks:
         rel = nb.relative_to(root)
         parts = rel.parts
+        info: dict = {}
         if len(parts) == 1:  # <student>.ipynb
             student = nb.stem
         elif len(parts) >= 3 and parts[-2] == assignment:  # nbgrader: [submitted/]<student>/<id>/<nb>
             student = parts[-3]
+            stamp = nb.parent / "timestamp.txt"
+            if stamp.is_file():
+                used.add(stamp)
+                info["submitted_at"] = _utc_iso(stamp.read_text(errors="replace")[:200])
         else:  # <student>/<anything>.ipynb, or a Gradescope submission folder
-            student = names.get(parts[-2], parts[-2])
+            info = meta.get(parts[-2], {})
+            student = info.get("id") or parts[-2]
             siblings = by_dir[nb.parent]
             if len(siblings) > 1:
                 preferred = [s for s in siblings if s.stem == assignment]
@@ -170,15 +191,20 @@ def discover(root: Path, assignment: str) -> tuple[list[Submission], list[str]]:
                     if preferred or nb != siblings[0]:
                         unmatched.append(f"{rel}: another notebook in the same folder was graded instead")
                         continue
-        student = _student_id(student)
         if student in found:
             unmatched.append(f"{rel}: second notebook for student {student!r} (first: "
                              f"{found[student].path.relative_to(root)}); not graded")
             continue
-        found[student] = Submission(student, nb)
+        found[student] = Submission("", nb, name=info.get("name", ""), email=info.get("email", ""),
+                                    submitted_at=info.get("submitted_at", ""), raw=student,
+                                    note=info.get("note", ""))
+    ids = _assign_ids(found)
+    for raw, sub in found.items():
+        sub.student, note = ids[raw]
+        sub.note = "; ".join(n for n in (note, sub.note) if n)
     for path in sorted(root.rglob("*")):
         if path.is_file() and path.suffix != ".ipynb" and path.name != "submission_metadata.yml" \
-                and ".ipynb_checkpoints" not in path.parts:
+                and path not in used and ".ipynb_checkpoints" not in path.parts:
             unmatched.append(f"{path.relative_to(root)}: not a notebook; not graded")
     return sorted(found.values(), key=lambda s: s.student), unmatched
 
@@ -193,13 +219,19 @@ def _pool_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def stop(signum, frame):
+        _GRADING["stopping"] = True
         if _GRADING["busy"]:
             raise KeyboardInterrupt
         os._exit(1)
     signal.signal(signal.SIGTERM, stop)
+    try:  # if the parent dies (kill -9), so do we, instead of grading on for nobody
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
-_GRADING = {"busy": False}
+_GRADING = {"busy": False, "stopping": False}
 
 
 def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
@@ -208,6 +240,8 @@ def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
     from autograder.sandbox import SandboxUnavailable
 
     start = time.monotonic()
+    if _GRADING["stopping"]:  # queued before the run was stopped
+        raise KeyboardInterrupt
     _GRADING["busy"] = True
     try:
         report = grade(path, assignment, **limits).to_dict()
@@ -228,6 +262,12 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
+
+
+def with_identity(rec: dict, sub: Submission) -> dict:
+    """The record with who submitted and when (from the metadata found this run, not the record)."""
+    return {**rec, "student": sub.student, "name": sub.name, "email": sub.email,
+            "submitted_at": sub.submitted_at, "found_as": sub.raw}
 
 
 def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | None = None,
@@ -286,10 +326,10 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
                   f"and are kept in {records}/ (with {len(subs) - len(todo)} from earlier runs); rerun "
                   "the same command to grade only the rest.", file=sys.stderr)
             raise
-        results = [done[s.student] for s in subs]
+        results = [with_identity(done[s.student], s) for s in subs]
         summary = {"assignment": assignment, "version": version, "graded": len(todo),
                    "reused": len(subs) - len(todo), "students": len(subs), "unmatched": unmatched,
-                   "results": results}
+                   "results": results, "notes": [s.note for s in subs if s.note]}
         _write_atomic(out / "unmatched.txt", "\n".join(unmatched) + ("\n" if unmatched else ""))
         return summary
     finally:
@@ -297,14 +337,68 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def progress_bar(total: int, desc: str, progress: bool, limits: dict):
+    """A tqdm bar whose ETA does not pretend. tqdm extrapolates from the last finishes, so while
+    a slow or hung submission waits out its limits it would show a short ETA, frozen. Here, once
+    nothing has finished for well over the usual gap between finishes, the ETA reads ``?`` and
+    the bar says how long it has been waiting and what the limits are (refreshed every second)."""
+    import threading
+
+    from tqdm import tqdm
+
+    limit = []
+    if limits.get("call_timeout"):
+        limit.append(f"{limits['call_timeout']:g} s per call")
+    if limits.get("timeout"):
+        limit.append(f"{limits['timeout']:g} s per notebook")
+    note = f" (limits: {', '.join(limit)})" if limit else ""
+
+    class HonestBar(tqdm):
+        def __init__(self, *args, **kwargs):
+            self._start = self._last = time.monotonic()
+            self._stalled = False
+            self._stop = threading.Event()
+            super().__init__(*args, **kwargs)
+            if not self.disable:
+                threading.Thread(target=self._watch, daemon=True).start()
+
+        def update(self, n=1):
+            self._last = time.monotonic()
+            if self._stalled:
+                self._stalled = False
+                self.set_postfix_str("", refresh=False)
+            return super().update(n)
+
+        def _watch(self):
+            while not self._stop.wait(1.0):
+                done, now = self.n, time.monotonic()
+                if self.total and done >= self.total:
+                    continue
+                usual = (self._last - self._start) / done if done else 0.0
+                waited = now - self._last
+                if done and waited > max(2 * usual, 5.0):
+                    self._stalled = True
+                    self.set_postfix_str(f"waiting {waited:.0f} s for a slow submission{note}")
+
+        @property
+        def format_dict(self):
+            d = super().format_dict
+            if self._stalled:
+                d["rate"] = 0  # tqdm then prints the ETA as '?'
+            return d
+
+        def close(self):
+            self._stop.set()
+            super().close()
+
+    return HonestBar(total=total, unit="nb", desc=desc, disable=not progress, smoothing=0.1)
+
+
 def _run(todo, assignment, limits, workers, scheduler, progress):
     """Yield records as they finish (so an interrupted run keeps every finished one)."""
     if not todo:
         return
-    from tqdm import tqdm
-
-    bar = tqdm(total=len(todo), unit="nb", desc=f"grading {assignment}", disable=not progress,
-               smoothing=0.1)
+    bar = progress_bar(len(todo), f"grading {assignment}", progress, limits)
     try:
         if scheduler:
             from distributed import Client, as_completed as dask_completed
@@ -347,207 +441,181 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
 
 
 # -- outputs ------------------------------------------------------------------------------
-def test_names(results: list[dict]) -> list[str]:
-    names: list[str] = []
+# The pages themselves are in autograder/pages.py, the TA's hand scores in autograder/handscores.py.
+from autograder.pages import (cohort_report, feedback_html, feedback_markdown,  # noqa: E402
+                              test_names, written_answers_html)
+
+
+def resolve_db_url(db_url: str | None) -> str:
+    """The gradebook URL (default: the course's); a relative sqlite path is taken from where pdl runs."""
+    from autograder import nbgrader_course
+
+    db_url = db_url or nbgrader_course.db_url()
+    if db_url.startswith("sqlite:///") and not db_url.startswith("sqlite:////"):
+        db_url = "sqlite:///" + str(Path(db_url[len("sqlite:///"):]).resolve())
+    return db_url
+
+
+def _maxima(summary: dict) -> dict:
+    return {(rec["student"], str(m.get("question", ""))): float(m.get("points", 0) or 0)
+            for rec in summary["results"] for m in rec.get("manual") or []}
+
+
+def hand_scores(summary: dict, out: Path, db_url: str | None = None):
+    """The TA's scores and comments for written answers, merged from ``<out>/written_scores.csv``
+    and (``db_url``) the gradebook's formgrader grades; see autograder/handscores.py for the rule."""
+    from autograder import handscores
+    from autograder.pages import complete_answers
+
+    return handscores.merge(out, summary["assignment"], _maxima(complete_answers(summary)), db_url)
+
+
+def write_csv(results: list[dict], path: Path, hand=None, deadline=None) -> None:
+    """grades.csv: who and when, the tests' score (auto), the hand-graded written answers
+    (written; blank answers count 0, ``written_ungraded`` answers are still to be graded), their
+    sum (total), the grader's notes, then one column per test. Text that a spreadsheet would run
+    as a formula gets a leading quote."""
+    from autograder.handscores import write_rows
+    from autograder.pages import late, notes, written
+
+    names = test_names(results)
+    rows = [["student", "name", "email", "submitted_at", "late", "late_by", "auto", "auto_max", "written",
+             "written_max", "written_ungraded", "total", "total_max", "error", *names]]
     for rec in results:
-        for t in rec.get("tests", []):
-            if t["name"] not in names:
-                names.append(t["name"])
-    return names
+        pts = {t["name"]: t["points"] for t in rec.get("tests", [])}
+        w = written(rec, hand)
+        flag, by = late(rec, deadline)
+        rows.append([rec["student"], rec.get("name", ""), rec.get("email", ""), rec.get("submitted_at", ""), flag, by,
+                     rec["score"], rec["max_score"], w["score"], w["max"], w["ungraded"],
+                     rec["score"] + w["score"], rec["max_score"] + w["max"], "; ".join(notes(rec)),
+                     *[pts.get(n, 0) for n in names]])
+    write_rows(path, rows)
 
 
-def write_csv(results: list[dict], path: Path) -> None:
-    names = test_names(results)
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["student", "score", "max_score", "error", *names])
-        for rec in results:
-            pts = {t["name"]: t["points"] for t in rec.get("tests", [])}
-            w.writerow([rec["student"], rec["score"], rec["max_score"], "; ".join(rec.get("errors", [])),
-                        *[pts.get(n, 0) for n in names]])
+def write_written_scores(summary: dict, path: Path, hand=None) -> dict:
+    """``written_scores.csv``: one row per student and written question, with the merged score
+    and comment (empty until the TA fills them in). Rows of students absent from this run that
+    hold a score or comment are kept. Returns what was written, by (student, question)."""
+    from autograder.handscores import read_csv_scores, write_rows
+    from autograder.pages import answer_state
+
+    if hand is None:  # no merge asked for: keep what the file holds
+        from autograder.handscores import HandScores
+        hand = HandScores(values=read_csv_scores(path))
+    rows = [["student", "question", "max_points", "answered", "score", "comment"]]
+    written: dict = {}
+    for rec in summary["results"]:
+        for m in rec.get("manual") or []:
+            key = (rec["student"], str(m.get("question", "")))
+            value = hand.get(*key)
+            rows.append([key[0], key[1], m.get("points", ""), answer_state(m), value["score"], value["comment"]])
+            written[key] = value
+    for key, value in sorted(hand.values.items()):
+        if key not in written and (value["score"] or value["comment"]):
+            rows.append([key[0], key[1], "", "not in this run", value["score"], value["comment"]])
+            written[key] = value
+    write_rows(path, rows)
+    return written
 
 
-def feedback_markdown(rec: dict) -> str:
-    lines = [f"## {rec['assignment']}: {rec['score']:g} / {rec['max_score']:g}", ""]
-    for t in rec.get("tests", []):
-        mark = "✅" if t["passed"] else "❌"
-        lines.append(f"- {mark} **{t['name']}** ({t['points']:g}/{t['max_points']:g}): {t['message']}")
-    if rec.get("errors"):
-        lines += ["", "Notes from the grader:"] + [f"- {e}" for e in rec["errors"]]
-    manual = rec.get("manual") or []
-    if manual:
-        got = [m for m in manual if not m.get("blank", m.get("missing"))]
-        total = sum(float(m.get("points", 0)) for m in manual)
-        lines += ["", f"Written answers: {len(got)} of {len(manual)} answered ({total:g} points, graded by hand; "
-                      "not included in the score above)."]
-        lines += [f"- {m.get('question', '?')}: no answer cell found" for m in manual if m.get("missing")]
-        lines += [f"- {m.get('question', '?')}: left blank" for m in manual
-                  if m.get("blank") and not m.get("missing")]
-    lines += ["", f"_Graded against version {rec.get('version', '?')}. Hidden tests use inputs you "
-                  "have not seen; the messages say what was checked, not the expected values._"]
-    return "\n".join(lines) + "\n"
+def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log=print) -> None:
+    """Write everything into nbgrader's gradebook through nbgrader's own API: each student (with
+    name and email when known), the submission (with its time), the tests' scores, errors as a
+    comment, and the written answers' hand scores and comments as manual grades (so
+    ``nbgrader export`` and formgrader show them). A new assignment is registered with nbgrader's
+    ``generate_assignment`` in a temporary course folder: nothing is written into the course."""
+    import datetime as dt
 
-
-def feedback_html(rec: dict) -> str:
-    rows = "".join(
-        f"<tr class='{'ok' if t['passed'] else 'bad'}'><td>{html.escape(t['name'])}</td>"
-        f"<td>{t['points']:g} / {t['max_points']:g}</td><td>{html.escape(t['message'])}</td></tr>"
-        for t in rec.get("tests", []))
-    notes = "".join(f"<li>{html.escape(e)}</li>" for e in rec.get("errors", []))
-    return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(rec['student'])}</title>"
-            "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-            "td{padding:.3em .6em;border-bottom:1px solid #ddd}.ok td:first-child{color:#176}"
-            ".bad td:first-child{color:#a22}</style>"
-            f"<h1>{html.escape(rec['assignment'])}</h1><p>Student: {html.escape(rec['student'])}. "
-            f"Score: <b>{rec['score']:g} / {rec['max_score']:g}</b></p>"
-            f"<table><tr><th>test</th><th>points</th><th>what was checked</th></tr>{rows}</table>"
-            + (f"<h2>Notes from the grader</h2><ul>{notes}</ul>" if notes else "")
-            + f"<p><small>Version {html.escape(str(rec.get('version', '?')))}.</small></p>")
-
-
-def _figure_png(draw, rows: int = 0) -> str:
-    import base64
-    import io
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, max(3.6, 0.28 * rows + 1.2)))
-    draw(ax)
-    fig.tight_layout()
-    if rows:  # long test names on the y axis need room
-        fig.subplots_adjust(left=0.42)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
-
-
-def cohort_report(summary: dict) -> str:
-    results = summary["results"]
-    names = test_names(results)
-    scores = [r["score"] for r in results]
-    maxes = [r["max_score"] for r in results if r["max_score"]]
-    full = max(maxes) if maxes else 1.0
-    pass_rate = [sum(any(t["name"] == n and t["passed"] for t in r.get("tests", [])) for r in results)
-                 / max(len(results), 1) for n in names]
-    slow = sorted(results, key=lambda r: -r.get("seconds", 0))[:10]
-
-    hist = _figure_png(lambda ax: (ax.hist(scores, bins=min(20, max(5, len(scores) // 3)), range=(0, full),
-                                           color="#4a7"), ax.set_xlabel("score"), ax.set_ylabel("students"),
-                                   ax.set_title("score distribution")))
-    rates = _figure_png(lambda ax: (ax.barh(range(len(names)), pass_rate, color="#47a"),
-                                    ax.set_yticks(range(len(names)), names, fontsize=7), ax.set_xlim(0, 1),
-                                    ax.set_xlabel("fraction passing"), ax.set_title("per-test pass rate")), rows=len(names))
-    slowest = _figure_png(lambda ax: (ax.barh(range(len(slow)), [r.get("seconds", 0) for r in slow], color="#a74"),
-                                      ax.set_yticks(range(len(slow)), [r["student"] for r in slow], fontsize=7),
-                                      ax.set_xlabel("seconds"), ax.set_title("slowest submissions")), rows=len(slow))
-    errors = [r for r in results if r.get("errors")]
-    err_rows = "".join(f"<tr><td>{html.escape(r['student'])}</td><td>{html.escape(r['errors'][0])}</td></tr>"
-                       for r in errors)
-    unmatched = "".join(f"<li>{html.escape(u)}</li>" for u in summary["unmatched"])
-    mean = sum(scores) / len(scores) if scores else 0.0
-    return (f"<!doctype html><meta charset='utf-8'><title>{summary['assignment']} cohort</title>"
-            "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}td{padding:.2em .5em}</style>"
-            f"<h1>{summary['assignment']}: {len(results)} submissions</h1>"
-            f"<p>Version {summary['version']}. Mean {mean:.2f} / {full:g}; "
-            f"{sum(s == full for s in scores)} full marks; {len(errors)} with grader notes.</p>"
-            f"<img src='{hist}'><img src='{rates}'><img src='{slowest}'>"
-            f"<h2>Grader notes (first per submission)</h2><table>{err_rows}</table>"
-            f"<h2>Not matched to a student</h2><ul>{unmatched or '<li>none</li>'}</ul>")
-
-
-def record_in_gradebook(summary: dict, db_url: str | None = None) -> None:
-    """Write scores (and errors) into nbgrader's gradebook through nbgrader's own API."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from autograder import nbgrader_course
+    from autograder.pages import answer_state, deadline_of
 
     aid = summary["assignment"]
-    db_url = db_url or nbgrader_course.db_url()
-    if db_url.startswith("sqlite:///") and not db_url.startswith("sqlite:////"):
-        # relative to where pdl was started; nbgrader's own steps run elsewhere
-        db_url = "sqlite:///" + str(Path(db_url[len("sqlite:///"):]).resolve())
+    db_url = resolve_db_url(db_url)
     nbgrader_course.ensure_alembic_on_path()
     with Gradebook(db_url) as gb:
         try:
             gb.find_assignment(aid)
+            known = True
         except MissingEntry:
-            nbgrader_course.generate_assignment(aid, db_url=db_url)
+            known = False
+    if not known:
+        log(f"nbgrader: registering {aid} in the gradebook (nbgrader generate_assignment in a temporary "
+            "folder; this takes a while) ...")
+        sys.stdout.flush()
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="pdl-nbgrader-") as root:
+            nbgrader_course.generate_assignment(aid, db_url=db_url, root=Path(root))
+        log(f"nbgrader: {aid} registered in {time.monotonic() - start:.0f} s.")
+    deadline = deadline_of(aid)
     with Gradebook(db_url) as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy autoflush chatter inside nbgrader's API
+        if deadline is not None:
+            gb.update_or_create_assignment(aid, duedate=deadline)
         for rec in summary["results"]:
-            gb.update_or_create_student(rec["student"])
-            gb.update_or_create_submission(aid, rec["student"])
+            student = rec["student"]
+            person = {}
+            if rec.get("name"):
+                first, _, last = str(rec["name"]).strip().rpartition(" ")
+                person.update(first_name=first or last, last_name=last if first else None)
+            if rec.get("email"):
+                person["email"] = rec["email"]
+            gb.update_or_create_student(student, **{k: v for k, v in person.items() if v})
+            when = {}
+            if rec.get("submitted_at"):
+                when["timestamp"] = dt.datetime.strptime(rec["submitted_at"], "%Y-%m-%dT%H:%M:%SZ")
+            gb.update_or_create_submission(aid, student, **when)
+            notebook = gb.find_submission_notebook(aid, aid, student)
             points = {t["name"]: t["points"] for t in rec.get("tests", [])}
-            for grade in gb.find_submission_notebook(aid, aid, rec["student"]).grades:
-                if grade.cell.name in points or grade.cell.cell_type == "code":
-                    grade.auto_score = float(points.get(grade.cell.name, 0.0))
-            comments = gb.find_submission_notebook(aid, aid, rec["student"]).comments
-            if comments:
-                comments[0].auto_comment = ("; ".join(rec.get("errors", []))[:4000] or None)
+            manual = {str(m.get("question")): m for m in rec.get("manual") or []}
+            for grade in notebook.grades:
+                name = grade.cell.name
+                if grade.cell.cell_type == "markdown":  # a written answer, graded by hand
+                    m = manual.get(name)
+                    answered = m is not None and answer_state(m) == "yes"
+                    grade.auto_score = None if answered else 0.0
+                    if hand is not None:
+                        typed = hand.get(student, name)["score"]
+                        number = hand.points(student, name, grade.max_score)
+                        if number is not None:
+                            grade.manual_score = number
+                        elif not typed:
+                            grade.manual_score = None
+                    grade.needs_manual_grade = answered and grade.manual_score is None
+                elif name in points or grade.cell.cell_type == "code":
+                    grade.auto_score = float(points.get(name, 0.0))
+            errors = "; ".join(rec.get("errors", []))[:4000] or None
+            code_comments = []
+            for comment in notebook.comments:
+                name = comment.cell.name
+                if name in manual:
+                    if hand is not None:
+                        comment.manual_comment = hand.get(student, name)["comment"] or None
+                else:
+                    code_comments.append(comment)
+            if code_comments:
+                code_comments[0].auto_comment = errors
             gb.db.commit()
 
 
-def written_answers_html(summary: dict) -> str:
-    """Grading by question: each written question with its model answer and rubric, then every
-    student's answer to it (what a TA grading by hand reads; Gradescope's 'grade by question')."""
-    from autograder.source import load
+def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=None) -> None:
+    """Feedback pages, report, grades.csv, and (with written answers) written.html and
+    written_scores.csv. ``hand``: merged hand scores (``hand_scores``); by default the CSV's."""
+    from autograder.handscores import remember_csv
+    from autograder.pages import complete_answers, deadline_of
 
-    questions = {q.name: q for q in load(summary["assignment"]).written_questions()}
-    by_question: dict[str, list] = {}
-    for rec in summary["results"]:
-        for m in rec.get("manual") or []:
-            by_question.setdefault(str(m.get("question")), []).append((rec["student"], m))
-    pre = "<div class='t'>{}</div>"
-    parts = []
-    for name, q in questions.items():
-        answers = "".join(
-            f"<h3>{html.escape(student)}</h3>"
-            + ("<p class='miss'>no answer cell</p>" if m.get("missing") else
-               "<p class='miss'>left blank</p>" if m.get("blank") else pre.format(html.escape(m.get("text", ""))))
-            for student, m in sorted(by_question.get(name, []), key=lambda pair: pair[0]))
-        unit = "point" if q.points == 1 else "points"
-        parts.append(f"<section><h2>{html.escape(name)} ({q.points:g} {unit})</h2>{pre.format(html.escape(q.prompt))}"
-                     f"<details><summary>Model answer and rubric</summary>{pre.format(html.escape(q.model_answer))}"
-                     f"</details>{answers or '<p>No submissions.</p>'}</section>")
-    return (f"<!doctype html><meta charset='utf-8'><title>{html.escape(summary['assignment'])}: written answers</title>"
-            "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}.t{white-space:pre-wrap;"
-            "border-left:3px solid #ccc;padding-left:1em}.miss{color:#a22}section{margin-bottom:3em}</style>"
-            f"<h1>{html.escape(summary['assignment'])}: written answers, by question</h1>"
-            "<p>Scores go in <code>written_scores.csv</code> beside this file.</p>" + "".join(parts))
-
-
-def write_written_scores(summary: dict, path: Path) -> None:
-    """One row per student and written question, score and comment for the TA to fill in.
-    Scores and comments already entered in an existing file are kept (re-runs add students)."""
-    entered = {}
-    if path.exists():
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                entered[(row.get("student"), row.get("question"))] = (row.get("score", ""), row.get("comment", ""))
-    rows = [["student", "question", "max_points", "answered", "score", "comment"]]
-    for rec in summary["results"]:
-        for m in rec.get("manual") or []:
-            score, comment = entered.pop((rec["student"], str(m.get("question", ""))), ("", ""))
-            answered = "no cell" if m.get("missing") else "blank" if m.get("blank") else "yes"
-            rows.append([rec["student"], m.get("question", ""), m.get("points", ""), answered, score, comment])
-    rows += [[student, question, "", "not in this run", score, comment]
-             for (student, question), (score, comment) in entered.items() if score or comment]
-    buf = io.StringIO()
-    csv.writer(buf).writerows(rows)
-    _write_atomic(path, buf.getvalue())
-
-
-def write_outputs(summary: dict, out: Path, csv_path: Path | None = None) -> None:
+    complete_answers(summary)
+    if hand is None:
+        hand = hand_scores(summary, out)
+    deadline = deadline_of(summary["assignment"])
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
     for rec in summary["results"]:
-        _write_atomic(fb / f"{rec['student']}.md", feedback_markdown(rec))
-        _write_atomic(fb / f"{rec['student']}.html", feedback_html(rec))
-    _write_atomic(out / "report.html", cohort_report(summary))
-    write_csv(summary["results"], csv_path or out / "grades.csv")
-    if any(rec.get("manual") for rec in summary["results"]):
-        _write_atomic(out / "written.html", written_answers_html(summary))
-        write_written_scores(summary, out / "written_scores.csv")
+        _write_atomic(fb / f"{rec['student']}.md", feedback_markdown(rec, hand, deadline))
+        _write_atomic(fb / f"{rec['student']}.html", feedback_html(rec, hand, deadline))
+    _write_atomic(out / "report.html", cohort_report(summary, hand, deadline))
+    write_csv(summary["results"], csv_path or out / "grades.csv", hand, deadline)
+    if any(rec.get("manual") for rec in summary["results"]) or hand.values:
+        _write_atomic(out / "written.html", written_answers_html(summary, hand))
+        remember_csv(out, hand, write_written_scores(summary, out / "written_scores.csv", hand))

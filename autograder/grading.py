@@ -234,6 +234,9 @@ class SandboxStudent:
                 self._bad_cells.add(cell)
                 self.errors.append(f"cell {cell} {what}; it is skipped and the rest is graded")
                 continue
+            except BaseException:  # Ctrl-C: nothing of this submission may outlive it
+                worker.close()
+                raise
             self.cell_errors = errors
             self._worker = worker
             return worker

@@ -54,6 +54,7 @@ UID_BASE = 1_000_000_000   # sandbox uids: far above any real account or subordi
 WORKER_MODULES = ("__init__.py", "worker.py", "protocol.py")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 HOME = "/home/student"
+MAX_SKIPPED = 10_000       # messages for other requests skipped while waiting for one answer
 LIMITS = {"nproc": 64, "fsize_mb": 64, "nofile": 256}  # per student process (tasks of its uid)
 
 
@@ -160,7 +161,7 @@ def _setup_script(root: Path, uid: int, final: list[str]) -> str:
     ]
     if _is_root():
         drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
-                "--inh-caps=-all", "--bounding-set=-all", "--"]
+                "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig=SIGKILL", "--"]
     else:  # the grader's uid, seen as the student's, in a user namespace of its own
         drop = ["unshare", "--user", f"--map-user={uid}", f"--map-group={uid}", "--"]
     lines.append("exec " + " ".join(q(a) for a in drop + final))
@@ -220,6 +221,11 @@ def resolve_isolation(isolation: str | None) -> str:
 
 def _child_setup():
     os.setsid()  # own process group and session: a terminal's Ctrl-C never reaches it, a kill reaches all
+    try:  # and it dies with the grader, even a grader killed with SIGKILL
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 class Worker:
@@ -256,6 +262,7 @@ class Worker:
         self._sel.register(self.proc.stdout, selectors.EVENT_READ)
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._files = files
+        self._requests, self._nonce = 0, os.urandom(6).hex()
 
     # -- messaging -------------------------------------------------------------------
     def _readline(self, deadline: float) -> bytes:
@@ -301,7 +308,17 @@ class Worker:
         lines = data.decode("utf-8", "replace").strip().splitlines()
         return (lines[-1] if lines else "set-up failed")[:300]
 
-    def receive(self, deadline: float) -> dict:
+    def receive(self, deadline: float, rid=None) -> dict:
+        """The next message answering request ``rid``; messages for anything else (forged by the
+        student's code, or left over from a request that was abandoned) are skipped, up to a cap."""
+        for _ in range(MAX_SKIPPED):
+            msg = self._receive_any(deadline)
+            if msg.get("id") == rid:
+                return msg
+        self.kill()
+        raise ChannelError("flooded the grader's channel with messages")
+
+    def _receive_any(self, deadline: float) -> dict:
         raw = self._readline(deadline)
         try:
             msg = protocol.loads(raw)
@@ -336,9 +353,10 @@ class Worker:
         ``on_cell(i)`` tracks progress."""
         deadline = time.monotonic() + timeout
         known = {i for i, _ in cells}
-        self.send({"op": "run_cells", "cells": [[i, s] for i, s in cells]})
+        rid = self._next_id()
+        self.send({"op": "run_cells", "id": rid, "cells": [[i, s] for i, s in cells]})
         while True:
-            msg = self.receive(deadline)
+            msg = self.receive(deadline, rid)
             if msg.get("event") == "cell":
                 if on_cell and msg.get("index") in known:
                     on_cell(msg.get("index"))
@@ -350,13 +368,40 @@ class Worker:
 
     def request(self, msg: dict, timeout: float) -> dict:
         deadline = time.monotonic() + timeout
-        self.send(msg)
+        rid = self._next_id()
+        self.send(dict(msg, id=rid))
         while True:
-            answer = self.receive(deadline)
+            answer = self.receive(deadline, rid)
             if "status" in answer:
                 return answer
 
+    def _next_id(self) -> str:
+        self._requests += 1
+        return f"{self._requests}-{self._nonce}"
+
     def kill(self) -> None:
+        if self.proc.poll() is not None:
+            return
+        if self.isolation == "namespace":
+            # Kill the namespace's init (unshare's child): the kernel then kills every process
+            # of the namespace and unshare exits only once they are all gone, so waiting for
+            # unshare means nothing of the submission survives.
+            pid = self.proc.pid
+            try:
+                kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            except OSError:
+                kids = []
+            for kid in kids:
+                try:
+                    os.kill(int(kid), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            if kids:
+                try:
+                    self.proc.wait(timeout=10)
+                    return
+                except subprocess.TimeoutExpired:
+                    pass
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)

@@ -90,7 +90,10 @@ def main(limits_json: str = "{}") -> None:
     captured = CappedStream()
     sys.stdout = sys.stderr = captured
 
+    current = {"id": None}
+
     def send(msg):
+        msg["id"] = current["id"]  # which request this answers: the grader ignores anything else
         line = protocol.dumps(msg)
         if len(line) >= protocol.LINE_CAP:
             line = protocol.dumps({"status": "invalid", "message":
@@ -109,6 +112,7 @@ def main(limits_json: str = "{}") -> None:
         try:
             req = protocol.loads(line)
             op = req["op"]
+            current["id"] = req.get("id")
         except Exception as exc:  # noqa: BLE001
             send({"status": "protocol", "message": _short(exc)})
             continue
