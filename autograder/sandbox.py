@@ -343,6 +343,11 @@ class Worker:
         while self.receive(deadline).get("event") != "ready":
             pass
         self.proc.stderr.close()  # set-up is over; the worker's fd 2 is /dev/null from here on
+        if self.isolation == "namespace":  # the empty mount point is no longer needed on the host
+            try:
+                self._root.rmdir()
+            except OSError:
+                pass
         files = {name: base64.b64encode(data).decode("ascii") for name, data in self._files.items()}
         answer = self.request({"op": "files", "files": files}, timeout)
         if answer.get("status") != "ok":
@@ -422,5 +427,7 @@ class Worker:
         else:
             try:
                 self._root.rmdir()  # the empty mount point; the root itself lived in the namespace
+            except FileNotFoundError:
+                pass
             except OSError:
                 shutil.rmtree(self._root, ignore_errors=True)
