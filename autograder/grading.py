@@ -56,6 +56,7 @@ class GradeReport:
     errors: list = field(default_factory=list)
     version: str = ""
     manual: list = field(default_factory=list)  # written answers, for grading by hand
+    checks: list = field(default_factory=list)  # public checks [description, passed, message], when asked for
     isolation: str = ""
     seconds: float = 0.0
 
@@ -285,9 +286,11 @@ class SandboxStudent:
 
         return call
 
-    def public_checks(self) -> list:
+    def public_checks(self, cells: list[str] = ()) -> list:
+        """[(description, passed, message)] of the notebook's public checks (``cells``: the
+        check cells' sources, run now with a registering ``check``; none: those already run)."""
         worker = self._start()
-        answer = worker.request({"op": "checks"}, self._call_timeout)
+        answer = worker.request({"op": "checks", "cells": list(cells)}, self._call_timeout)
         value = answer.get("value") if answer.get("status") == "ok" else None
         return [(protocol.short(r[0], 100), bool(r[1]), protocol.short(r[2]))
                 for r in (value if isinstance(value, list) else [])[:200]
@@ -345,9 +348,11 @@ class _Collector:
         self.collect_errors: list[str] = []
         self.assignment = assignment
         # the diagnosis needs the answers the student gave: a proxy that records them
-        self.diagnose = diagnose and isinstance(getattr(student, "call_log", None), list)
+        # (looked up in the instance: a proxy's attributes are the student's functions)
+        self.diagnose = diagnose and isinstance(getattr(student, "__dict__", {}).get("call_log"), list)
         self._tolerances: list = []
         self._found: list = []  # known mistakes matched so far in this submission
+        self._spent = 0.0       # seconds of diagnosis so far in this submission
 
     def pytest_configure(self, config):
         config.pdl_student = self.student
@@ -393,12 +398,17 @@ class _Collector:
             return "", ""
         from autograder import diagnose
 
+        left = diagnose.GRADE_BUDGET_S - self._spent
+        if left <= 0:
+            return "", "\n(no diagnosis: the time for diagnoses of this submission is spent)"
+        start = time.monotonic()
         try:
             return diagnose.diagnose(self.assignment, list(self.student.call_log), self._tolerances,
-                                     found=self._found), ""
+                                     budget_s=min(diagnose.TEST_BUDGET_S, left), found=self._found), ""
         except Exception as exc:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
             return "", f"\n(no diagnosis: {type(exc).__name__}: {exc})"[:500]
         finally:
+            self._spent += time.monotonic() - start
             self.student.call_log.clear()
 
     @pytest.hookimpl(hookwrapper=True)
@@ -445,8 +455,10 @@ def assignment_files(assignment: str) -> dict[str, bytes]:
 
 
 def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: float = 60,
-          memory_mb: int | None = 4096, isolation: str | None = None) -> GradeReport:
+          memory_mb: int | None = 4096, isolation: str | None = None,
+          public_checks: bool = False) -> GradeReport:
     """Grade one notebook. Never raises for a bad submission: errors go into the report.
+    ``public_checks``: also run the notebook's public checks (what students see on Gradescope).
     Raises ``SandboxUnavailable`` when the sandbox cannot be built (nothing is graded then),
     ``KeyboardInterrupt`` on Ctrl-C (no partial report)."""
     start = time.monotonic()
@@ -469,6 +481,8 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
                                  memory_mb=memory_mb, isolation=isolation)
     try:
         report.tests = run_hidden_tests(assignment, student)
+        if public_checks and isinstance(student, SandboxStudent):
+            report.checks = _public_checks(student, [src for _, src, tags in cells if "check" in tags])
     finally:
         if isinstance(student, SandboxStudent):
             student.close()
@@ -486,6 +500,15 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     report.max_score = sum(t.max_points for t in report.tests)
     report.seconds = round(time.monotonic() - start, 2)
     return report
+
+
+def _public_checks(student: SandboxStudent, cells: list[str]) -> list:
+    try:
+        return [list(c) for c in student.public_checks(cells)]
+    except (StudentError, WorkerTimeout, WorkerDied, protocol.ProtocolError) as exc:
+        student._drop_worker()
+        student.errors.append(f"the public checks did not finish ({protocol.short(str(exc), 200)})")
+        return []
 
 
 def format_report(report: GradeReport) -> str:

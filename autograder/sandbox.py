@@ -18,6 +18,12 @@ Isolation (``course_config.ISOLATION``, ``pdl grade --isolation``):
   ``no_new_privs``; otherwise the grader's uid inside a user namespace, where nothing of the
   grader's but the read-only interpreter is mounted. Every set-up step must succeed, or
   grading refuses (``SandboxUnavailable``).
+* ``account`` (the Gradescope autograder, where containers refuse namespaces): the grader runs
+  as root and the student's process runs as the dedicated account ``pdl-student`` (created by
+  the autograder's ``setup.sh``), with no capabilities, no groups and ``no_new_privs``, in a fresh
+  0700 working directory of its own, under the same limits. Nothing is hidden by mounts: what
+  protects the reference and the hidden tests is that they are readable by root only, which is
+  checked before any student code runs (grading refuses otherwise).
 * ``process``: a plain child process with its own temporary working directory and the same
   resource limits, but the student's code can read and write whatever the grader's user can.
   Only when asked for explicitly; the report and ``pdl`` say so loudly.
@@ -48,7 +54,8 @@ from pathlib import Path
 from autograder import protocol
 
 REPO = Path(__file__).resolve().parent.parent
-ISOLATIONS = ("namespace", "process")
+ISOLATIONS = ("namespace", "account", "process")
+ACCOUNT = "pdl-student"     # the account of ``account`` isolation
 SCRATCH_MB = 256           # home + /tmp + /dev/shm together
 UID_BASE = 1_000_000_000   # sandbox uids: far above any real account or subordinate-id range
 WORKER_MODULES = ("__init__.py", "worker.py", "protocol.py")
@@ -160,8 +167,7 @@ def _setup_script(root: Path, uid: int, final: list[str]) -> str:
         f"cd {HOME} || fail 'cannot enter the scratch folder'",
     ]
     if _is_root():
-        drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
-                "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig=SIGKILL", "--"]
+        drop = _drop_privileges(uid, uid)
     else:  # the grader's uid, seen as the student's, in a user namespace of its own
         drop = ["unshare", "--user", f"--map-user={uid}", f"--map-group={uid}", "--"]
     lines.append("exec " + " ".join(q(a) for a in drop + final))
@@ -207,16 +213,84 @@ def refuse_message(reason: str) -> str:
             "the protection: " + PROCESS_WARNING.split(": ", 1)[1] + ".")
 
 
+def _account_ids() -> tuple[int, int] | None:
+    import pwd
+
+    try:
+        entry = pwd.getpwnam(ACCOUNT)
+    except KeyError:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
+@functools.lru_cache(maxsize=1)
+def probe_account() -> str:
+    """'' if ``account`` isolation holds here, else why not: root, the account exists and owns
+    nothing, and it can read neither the reference, the hidden tests nor the grader's files."""
+    if not _is_root():
+        return "account isolation needs the grader to run as root"
+    ids = _account_ids()
+    if ids is None:
+        return f"there is no account {ACCOUNT!r} (the autograder's setup.sh creates it)"
+    if 0 in ids:
+        return f"the account {ACCOUNT!r} is root"
+    if shutil.which("setpriv") is None:
+        return "missing command: setpriv (util-linux)"
+    private = [p for p in (REPO / "solutions", REPO / "grading_tests", REPO / "autograder" / "grading.py")
+               if p.exists()]
+    code = ("import sys\nfor p in sys.argv[1:]:\n    try:\n        open(p).close() if not p.endswith('/') "
+            "else __import__('os').listdir(p)\n    except OSError:\n        continue\n    print(p)")
+    cmd = _drop_privileges(ids[0], ids[1]) + [sys.executable, "-I", "-c", code] + [
+        str(p) + ("/" if p.is_dir() else "") for p in private]
+    try:
+        out = subprocess.run(cmd, capture_output=True, timeout=60, cwd="/", env={"PATH": "/usr/bin:/bin"})
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"cannot start a process as {ACCOUNT}: {exc}"
+    if out.returncode != 0:
+        return f"a process as {ACCOUNT} failed: {out.stderr.decode('utf-8', 'replace').strip()[-200:]}"
+    readable = out.stdout.decode().split()
+    if readable:
+        return (f"{ACCOUNT} can read {readable[0]}: make the course files readable by root only "
+                f"(chmod -R go-rwx {REPO.parent})")
+    return ""
+
+
+def _drop_privileges(uid: int, gid: int) -> list[str]:
+    return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--no-new-privs",
+            "--inh-caps=-all", "--bounding-set=-all", "--pdeathsig=SIGKILL", "--"]
+
+
 def resolve_isolation(isolation: str | None) -> str:
-    """The isolation to use: ``namespace`` unless ``process`` is asked for; refuses if unavailable."""
-    isolation = isolation or "namespace"
-    if isolation not in ISOLATIONS:
+    """The isolation to use. By default ``namespace``, else ``account`` where that account has
+    been set up; refuses (``SandboxUnavailable``) when neither holds. ``process`` only when asked."""
+    import os as _os
+
+    isolation = isolation or _os.environ.get("PDL_ISOLATION") or None
+    if isolation is not None and isolation not in ISOLATIONS:
         raise ValueError(f"unknown isolation {isolation!r}; choose one of {', '.join(ISOLATIONS)}")
-    if isolation == "namespace":
+    if isolation == "process":
+        return isolation
+    if isolation in (None, "namespace"):
         reason = probe()
-        if reason:
+        if not reason:
+            return "namespace"
+        if isolation == "namespace" or _account_ids() is None:
             raise SandboxUnavailable(refuse_message(reason))
-    return isolation
+    reason = probe_account()
+    if reason:
+        raise SandboxUnavailable(refuse_message(reason))
+    return "account"
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of ``uid`` (what a submission run as the account may have left)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    os.kill(int(entry.name), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _child_setup():
@@ -249,6 +323,20 @@ class Worker:
             inner[-1] = inner[-1].format("/pdl", json.dumps(limits))
             cmd = _unshare_cmd() + ["sh", "-c", _setup_script(self._root, sandbox_uid(), inner)]
             cwd = "/"
+        elif self.isolation == "account":
+            uid, gid = _account_ids()
+            # the worker's modules, readable by the account; its home, writable by it alone
+            code = self._root / "pdl" / "autograder"
+            code.mkdir(parents=True)
+            for name in WORKER_MODULES:
+                shutil.copy(REPO / "autograder" / name, code / name)
+            home = self._root / "home"
+            home.mkdir()
+            os.chown(home, uid, gid)
+            for path in (self._root, self._root / "pdl", code, *code.iterdir()):
+                path.chmod(0o755 if path.is_dir() else 0o644)
+            inner[-1] = inner[-1].format(str(self._root / "pdl"), json.dumps(limits))
+            cmd, cwd, home = _drop_privileges(uid, gid) + inner, str(home), str(home)
         else:
             home = str(self._root)
             inner[-1] = inner[-1].format(str(REPO), json.dumps(limits))
@@ -422,7 +510,11 @@ class Worker:
             except (OSError, ValueError):
                 pass
         self._sel.close()
-        if self.isolation == "process":
+        if self.isolation != "namespace":
+            if self.isolation == "account":  # whatever the account left behind, its processes too
+                ids = _account_ids()
+                if ids:
+                    _kill_uid(ids[0])
             shutil.rmtree(self._root, ignore_errors=True)
         else:
             try:

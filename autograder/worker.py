@@ -137,7 +137,7 @@ def main(limits_json: str = "{}") -> None:
         elif op == "call":
             send(_call(ns, req, protocol))
         elif op == "checks":
-            send(_checks(ns))
+            send(_checks(ns, shell, req.get("cells") or []))
         elif op == "output":
             send({"status": "ok", "value": captured.text()})
         else:
@@ -165,15 +165,32 @@ def _call(ns, req, protocol):
         return {"status": "invalid", "message": f"{name} returned something that is not numbers: {_short(exc)}"}
 
 
-def _checks(ns):
+def _checks(ns, shell, cells):
+    """Run the notebook's public checks: ``cells`` (the check cells' sources) are run with a
+    ``check`` that only registers, then every registered check runs once, here."""
+    if cells:
+        registry = {}
+
+        def check(fn):
+            registry[getattr(fn, "__name__", "check")] = fn
+            return fn
+        ns["_PDL_CHECKS"], ns["check"] = registry, check
+        for source in cells:
+            try:
+                shell.run_cell(str(source), store_history=False)
+            except BaseException:  # noqa: BLE001 - a broken check cell is the student's
+                pass
     registry = ns.get("_PDL_CHECKS", {})
     results = []
     for name, fn in list(getattr(registry, "items", lambda: [])()):
+        doc = (getattr(fn, "__doc__", None) or str(name)).strip().splitlines()
         try:
             fn()
-            results.append([str(name), True, ""])
+            results.append([doc[0] if doc else str(name), True, ""])
+        except NotImplementedError:
+            results.append([doc[0] if doc else str(name), False, "not yet: a function it uses is not implemented"])
         except BaseException as exc:  # noqa: BLE001
-            results.append([str(name), False, _short(exc)])
+            results.append([doc[0] if doc else str(name), False, _short(exc)])
     return {"status": "ok", "value": results}
 
 

@@ -14,14 +14,15 @@ def test_generate_twice_changes_no_byte():
     assert generate(EXEMPLAR, execute_solution=False, otter=False) == []
 
 
-def test_otter_zip_is_byte_stable_and_has_no_student_notebook():
+def test_otter_zip_is_byte_stable_and_keeps_the_grader_out_of_the_submission_folder():
     first = build_otter_zip(EXEMPLAR).read_bytes()
     path = build_otter_zip(EXEMPLAR)
     assert path.read_bytes() == first
     names = zipfile.ZipFile(path).namelist()
-    assert f"files/solutions/{EXEMPLAR}/__init__.py" in names
-    assert any(n.startswith("tests/test_") for n in names)
-    assert not any(n.endswith(".ipynb") for n in names)
+    assert f"pdl/solutions/{EXEMPLAR}/__init__.py" in names and "pdl/autograder/grading.py" in names
+    # otter copies files/ and tests/ next to the student's notebook: nothing of the grader goes there
+    assert not [n for n in names if n.startswith("files/") or (n.startswith("tests/") and n.endswith(".py"))]
+    assert [n for n in names if n.endswith(".ipynb")] == [f"pdl/assignments/{EXEMPLAR}/{EXEMPLAR}.ipynb"]
 
 
 def test_release_has_a_stub_for_every_graded_function():
