@@ -15,6 +15,12 @@ TIMEOUT_S = 300      # wall-clock limit for running the notebook
 CALL_TIMEOUT_S = 60  # wall-clock limit for one call of a student's function
 MEMORY_MB = 4096     # address-space limit of the student's process
 
+# Deadlines, for `pdl grade-cohort`: a submission whose time (Gradescope's :created_at, nbgrader's
+# timestamp.txt) is after its assignment's deadline is flagged late in grades.csv, the report and
+# the feedback, and the deadline becomes the assignment's due date in nbgrader's gradebook.
+# "YYYY-MM-DD HH:MM:SS <zone>" with an IANA zone name or an offset (+0200); no zone means UTC.
+DEADLINES = {}       # e.g. {"ex3_2_nngp": "2026-10-15 23:59:59 Europe/Berlin"}
+
 # Modules: named groups of assignments that can be released together (notes, Section 0.1).
 MODULES = {
     "day_b6": ["ex2_1_cumulants", "ex2_2_first_order", "ex2_3_ising_perceptron",
@@ -39,3 +45,14 @@ if "get_config" in globals():  # executed by nbgrader as its config file
     c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'nbgrader' / 'gradebook.db'}"
     c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
     c.ExecutePreprocessor.timeout = TIMEOUT_S
+    # written answers in nbgrader's release read like pdl's (and both count as blank when untouched)
+    c.ClearSolutions.text_stub = "*Your answer here.*"  # autograder.source.ANSWER_PLACEHOLDER
+    try:  # autograde without nbgrader's false checksum alarm on hidden-test cells (nbgrader#1961)
+        from nbgrader.converters.autograde import Autograde as _Autograde
+
+        from autograder.nbgrader_course import OverwriteCells as _OverwriteCells
+        c.Autograde.sanitize_preprocessors = [
+            _OverwriteCells if p.__name__ == "OverwriteCells" else p
+            for p in _Autograde.class_traits()["sanitize_preprocessors"].default()]
+    except Exception:  # noqa: BLE001 - nbgrader without the course tools: its own preprocessors
+        pass

@@ -74,7 +74,8 @@ def cmd_grade(args) -> int:
 
 
 def cmd_grade_cohort(args) -> int:
-    from autograder.cohort import grade_cohort, record_in_gradebook, write_outputs
+    from autograder.cohort import grade_cohort, hand_scores, record_in_gradebook, resolve_db_url, write_outputs
+    from autograder.handscores import remember_gradebook
 
     cfg = _config()
     out = Path(args.out or f"results/{args.assignment}")
@@ -85,25 +86,58 @@ def cmd_grade_cohort(args) -> int:
                            progress=not args.quiet, isolation=args.isolation)
     if args.isolation == "process":
         _warn_process_isolation()
-    write_outputs(summary, out, Path(args.csv) if args.csv else None)
+    results = summary["results"]
+    db = None if args.no_gradebook else resolve_db_url(args.gradebook)
+    print(f"writing grades, feedback and report for {len(results)} submissions"
+          + (" (hand scores merged from written_scores.csv" + (" and the gradebook" if db else "") + ")"
+             if any(r.get("manual") for r in results) else "") + " ...", flush=True)
+    hand = hand_scores(summary, out, db)
+    write_outputs(summary, out, Path(args.csv) if args.csv else None, hand)
     gradebook_error = ""
-    if not args.no_gradebook:
+    if db:
         try:
-            record_in_gradebook(summary, args.gradebook)
+            print(f"recording {len(results)} submissions in nbgrader's gradebook ({db}) ...", flush=True)
+            record_in_gradebook(summary, db, hand)
+            remember_gradebook(out, args.assignment, db)
         except Exception as exc:  # noqa: BLE001 - the grades are safe on disk; say so and go on
             gradebook_error = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else repr(exc)
-    results = summary["results"]
     print(f"{summary['students']} submissions: {summary['graded']} graded now, {summary['reused']} "
           f"already graded (same file, same version {summary['version']}).")
-    errors = [r for r in results if r.get("errors")]
+    from autograder.pages import notes
+
+    errors = [r for r in results if notes(r)]
     if results:
         mean = sum(r["score"] for r in results) / len(results)
-        print(f"mean score {mean:.2f} / {max(r['max_score'] for r in results):g}; {len(errors)} with grader notes")
+        print(f"mean score {mean:.2f} / {max(r['max_score'] for r in results):g} (tests); {len(errors)} with "
+              f"grader notes (errors, timeouts: {out / 'report.html'})")
     for item in summary["unmatched"]:
         print(f"not graded: {item}")
+    for item in summary.get("notes", []):
+        print(f"note: {item}")
     print(f"grades: {args.csv or out / 'grades.csv'}   feedback: {out / 'feedback'}/   report: {out / 'report.html'}")
     if any(r.get("manual") for r in results):
-        print(f"written answers: {out / 'written.html'} (by question); scores go in {out / 'written_scores.csv'}")
+        scored = sum(1 for v in hand.values.values() if v["score"])
+        print(f"written answers: {out / 'written.html'} (by question); scores go in {out / 'written_scores.csv'} "
+              f"or nbgrader's formgrader; {scored} scored so far"
+              + (f" ({hand.edits['csv']} new in the CSV, {hand.edits['gradebook']} new in the gradebook)"
+                 if hand.edits["csv"] or hand.edits["gradebook"] else ""))
+    for c in hand.conflicts:
+        print(f"pdl: {c['student']}, {c['question']}: the {c['field']} was changed in both places; kept "
+              f"{c['kept']!r} ({c['kept_from']}, changed last), the other, {c['dropped']!r} ({c['dropped_from']}), "
+              f"is saved in {out / 'hand_score_conflicts.csv'}", file=sys.stderr)
+    for problem in hand.problems:
+        print(f"pdl: warning: {problem}", file=sys.stderr)
+    if args.screenshots:
+        from autograder.browser import find_chromium, screenshot_cohort
+
+        if find_chromium() is None:
+            print("pdl: no screenshots: Chromium is not installed (apt-get install chromium).", file=sys.stderr)
+        else:
+            try:
+                shots = screenshot_cohort(out)
+                print(f"screenshots of {', '.join(shots)}: {out / 'screenshots'}/")
+            except Exception as exc:  # noqa: BLE001 - a screenshot is a convenience, never a failure
+                print(f"pdl: no screenshots ({exc})", file=sys.stderr)
     if gradebook_error:
         print(f"pdl: could not record the grades in nbgrader's gradebook ({gradebook_error}). Everything "
               "above is written; fix the gradebook (e.g. `nbgrader db upgrade`) and rerun (nothing is "
@@ -209,6 +243,8 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--isolation", choices=["namespace", "process"], default=None,
                    help="namespace (default): the allow-list sandbox; process: no file isolation (unsafe)")
+    p.add_argument("--screenshots", action="store_true",
+                   help="also save PNGs of the report, written answers and a feedback page (headless Chromium)")
     p.set_defaults(func=cmd_grade_cohort)
 
     p = sub.add_parser("check", help="run a notebook's public checks (for students)")

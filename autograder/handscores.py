@@ -1,0 +1,284 @@
+"""The TA's hand scores for written answers: two places to type them, one merged result.
+
+A TA grades written answers either in ``<out>/written_scores.csv`` (columns ``score`` and
+``comment``) or in nbgrader's formgrader on the same gradebook (the manual grade and comment
+of the ``written_k`` cells). Each run of ``pdl grade-cohort`` merges both, then writes the
+merged values back to both, and into ``grades.csv`` and the feedback pages.
+
+**Which edit wins.** pdl remembers what it last wrote to each side
+(``<out>/hand_scores.json``, per gradebook URL). A value that differs from that is an *edit*
+on that side. Score and comment are merged separately, for each student and question:
+
+* an edit on one side only: it wins;
+* edits on both sides that agree: nothing to decide;
+* edits on both sides that differ (a conflict): the side whose file was modified last wins
+  (``written_scores.csv``'s modification time against the gradebook's sqlite file; a gradebook
+  that is not a file counts as modified now). The other value is not lost: it goes to
+  ``<out>/hand_score_conflicts.csv`` and is printed;
+* no edit: the value pdl last wrote stands (also when a row was deleted from the CSV).
+
+Nothing typed is dropped: a score that is not a number from 0 to the question's points stays
+in the CSV as typed (it is reported, and not counted), rows of students absent from a run are
+kept, and a gradebook that cannot be read leaves the CSV's values in charge.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FIELDS = ("score", "comment")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+# -- CSV cells that a spreadsheet would run as formulas -----------------------------------
+def csv_cell(value):
+    """A value for a CSV cell; text starting with ``= + - @`` (or tab, CR) gets a leading ``'``
+    so a spreadsheet shows it as text instead of running it (OWASP's CSV-injection rule)."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_uncell(value: str | None) -> str:
+    """Undo ``csv_cell`` on a value read back."""
+    value = value or ""
+    if value.startswith("'") and value[1:2] and value[1] in "=+-@\t\r":
+        return value[1:]
+    return value
+
+
+def write_rows(path: Path, rows: list[list]) -> None:
+    buf = io.StringIO()
+    csv.writer(buf).writerows([[csv_cell(v) for v in row] for row in rows])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(buf.getvalue())
+    os.replace(tmp, path)
+
+
+# -- values --------------------------------------------------------------------------------
+def _norm(fieldname: str, value) -> str:
+    text = "" if value is None else str(value).replace("\r\n", "\n").strip()
+    if fieldname == "score" and text:
+        number = parse_number(text)
+        if number is not None:
+            return f"{number:g}"
+    return text
+
+
+def parse_number(text: str) -> float | None:
+    text = str(text).strip()
+    if text.count(",") == 1 and "." not in text:  # 2,5 (decimal comma)
+        text = text.replace(",", ".")
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+Key = tuple  # (student, question)
+
+
+@dataclass
+class HandScores:
+    """Merged values for each (student, question): {"score": str, "comment": str}."""
+    values: dict = field(default_factory=dict)
+    problems: list = field(default_factory=list)     # scores that are not usable, unreadable sides
+    conflicts: list = field(default_factory=list)    # both sides edited differently
+    edits: dict = field(default_factory=lambda: {"csv": 0, "gradebook": 0})  # answers edited there
+
+    def get(self, student: str, question: str) -> dict:
+        return self.values.get((student, question), {"score": "", "comment": ""})
+
+    def points(self, student: str, question: str, max_points: float) -> float | None:
+        """The TA's score as a number, or None when none (or no usable one) was entered."""
+        text = self.get(student, question)["score"]
+        number = parse_number(text) if text else None
+        if number is None or not 0 <= number <= float(max_points) + 1e-9:
+            return None
+        return number
+
+
+def read_csv_scores(path: Path) -> dict:
+    """(student, question) -> {"score", "comment"} from written_scores.csv (rows as typed)."""
+    out = {}
+    if not path.exists():
+        return out
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        for row in csv.DictReader(f):
+            student, question = csv_uncell(row.get("student")), csv_uncell(row.get("question"))
+            if student and question:
+                out[(student, question)] = {"score": csv_uncell(row.get("score")).strip(),
+                                            "comment": csv_uncell(row.get("comment"))}
+    return out
+
+
+def sqlite_file(db_url: str) -> Path | None:
+    if db_url and db_url.startswith("sqlite:///"):
+        return Path(db_url[len("sqlite:///"):])
+    return None
+
+
+def read_gradebook_scores(assignment: str, db_url: str) -> dict:
+    """(student, question) -> {"score", "comment"}: the manual grades and comments of the
+    written-answer cells (markdown grade cells) in nbgrader's gradebook; {} if it has none."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from autograder import nbgrader_course
+
+    db = sqlite_file(db_url)
+    if db is not None and not db.exists():
+        return {}
+    nbgrader_course.ensure_alembic_on_path()
+    out = {}
+    with Gradebook(db_url) as gb:
+        try:
+            gb.find_assignment(assignment)
+        except MissingEntry:
+            return {}
+        for sub in gb.assignment_submissions(assignment):
+            for nb in sub.notebooks:
+                grades = {g.cell.name: g for g in nb.grades if g.cell.cell_type == "markdown"}
+                comments = {c.cell.name: c for c in nb.comments}
+                for name, grade in grades.items():
+                    comment = comments.get(name)
+                    out[(sub.student.id, name)] = {
+                        "score": "" if grade.manual_score is None else f"{grade.manual_score:g}",
+                        "comment": (comment.manual_comment or "") if comment is not None else ""}
+    return out
+
+
+class State:
+    """What pdl last wrote to each side: ``<out>/hand_scores.json``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            data = {}
+        self.csv = self._load(data.get("csv"))
+        self.gradebooks = {url: self._load(v) for url, v in (data.get("gradebooks") or {}).items()}
+
+    @staticmethod
+    def _load(table) -> dict:
+        out = {}
+        for key, value in (table or {}).items():
+            student, _, question = key.partition("\t")
+            if isinstance(value, dict):
+                out[(student, question)] = {f: str(value.get(f, "")) for f in FIELDS}
+        return out
+
+    @staticmethod
+    def _dump(table: dict) -> dict:
+        return {f"{s}\t{q}": v for (s, q), v in sorted(table.items())}
+
+    def save(self) -> None:
+        data = {"note": "what pdl last wrote to written_scores.csv and to each gradebook; a value that "
+                        "differs from it is an edit by the TA (see autograder/handscores.py)",
+                "csv": self._dump(self.csv),
+                "gradebooks": {url: self._dump(t) for url, t in sorted(self.gradebooks.items())}}
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        os.replace(tmp, self.path)
+
+
+def merge(out: Path, assignment: str, maxima: dict, db_url: str | None) -> HandScores:
+    """Merge the CSV and the gradebook (``db_url``; None: the CSV alone).
+
+    ``maxima``: (student, question) -> the question's points, for every answer of this run.
+    """
+    csv_path = out / "written_scores.csv"
+    state = State(out / "hand_scores.json")
+    hand = HandScores()
+    typed_csv = read_csv_scores(csv_path)
+    typed_gb = None
+    if db_url:
+        try:
+            typed_gb = read_gradebook_scores(assignment, db_url)
+        except Exception as exc:  # noqa: BLE001 - the CSV alone still works
+            first = (str(exc).strip().splitlines() or [repr(exc)])[0][:300]
+            hand.problems.append(f"the gradebook's hand scores could not be read ({first}); "
+                                 "written_scores.csv alone was used")
+    base_csv = state.csv
+    base_gb = state.gradebooks.get(db_url, {}) if db_url else {}
+    csv_time = csv_path.stat().st_mtime if csv_path.exists() else 0.0
+    db = sqlite_file(db_url) if db_url else None
+    gb_time = (db.stat().st_mtime if db.exists() else 0.0) if db is not None else time.time()
+    keys = set(typed_csv) | set(base_csv) | set(typed_gb or {}) | set(maxima)
+    for key in sorted(keys):
+        merged, edited = {}, {"csv": False, "gradebook": False}
+        for f in FIELDS:
+            c = typed_csv[key][f] if key in typed_csv else None
+            g = typed_gb[key][f] if typed_gb is not None and key in typed_gb else None
+            bc = base_csv.get(key, {}).get(f, "")
+            bg = base_gb.get(key, {}).get(f, "")
+            c_edit = c is not None and _norm(f, c) != _norm(f, bc)
+            g_edit = g is not None and _norm(f, g) != _norm(f, bg)
+            if c_edit and g_edit and _norm(f, c) != _norm(f, g):
+                csv_wins = csv_time > gb_time
+                kept, lost = (c, g) if csv_wins else (g, c)
+                sides = ("written_scores.csv", "gradebook") if csv_wins else ("gradebook", "written_scores.csv")
+                hand.conflicts.append({"student": key[0], "question": key[1], "field": f,
+                                       "kept": kept, "kept_from": sides[0], "dropped": lost,
+                                       "dropped_from": sides[1]})
+                value = kept
+            elif c_edit:
+                value = c
+            elif g_edit:
+                value = g
+            elif c is not None:
+                value = c
+            elif key in base_csv:
+                value = bc
+            else:
+                value = g or ""
+            edited["csv"] |= c_edit
+            edited["gradebook"] |= g_edit
+            merged[f] = value.strip() if f == "score" else value
+        for side, flag in edited.items():
+            hand.edits[side] += flag
+        if merged["score"] or merged["comment"] or key in maxima:
+            hand.values[key] = merged
+        text = merged["score"]
+        if text and key in maxima:
+            number = parse_number(text)
+            if number is None:
+                hand.problems.append(f"{key[0]}, {key[1]}: score {text!r} is not a number; not counted "
+                                     "(kept as typed)")
+            elif not 0 <= number <= float(maxima[key]) + 1e-9:
+                hand.problems.append(f"{key[0]}, {key[1]}: score {text} is outside 0..{maxima[key]:g}; "
+                                     "not counted (kept as typed)")
+    if hand.conflicts:
+        log = out / "hand_score_conflicts.csv"
+        rows = [] if log.exists() else [["when", "student", "question", "field", "kept", "kept_from",
+                                         "dropped", "dropped_from"]]
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        rows += [[stamp, c["student"], c["question"], c["field"], c["kept"], c["kept_from"], c["dropped"],
+                  c["dropped_from"]] for c in hand.conflicts]
+        buf = io.StringIO()
+        csv.writer(buf).writerows([[csv_cell(v) for v in row] for row in rows])
+        with open(log, "a", newline="") as fh:
+            fh.write(buf.getvalue())
+    return hand
+
+
+def remember_csv(out: Path, hand: HandScores, rows: dict) -> None:
+    """After written_scores.csv was written: what it now holds is pdl's, not an edit."""
+    state = State(out / "hand_scores.json")
+    state.csv = {key: {f: str(v.get(f, "")) for f in FIELDS} for key, v in rows.items()}
+    state.save()
+
+
+def remember_gradebook(out: Path, assignment: str, db_url: str) -> None:
+    """After the gradebook was written: its written-answer grades and comments, as they now are."""
+    state = State(out / "hand_scores.json")
+    state.gradebooks[db_url] = read_gradebook_scores(assignment, db_url)
+    state.save()
