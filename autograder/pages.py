@@ -225,7 +225,8 @@ def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> s
     e = html.escape
     rows = []
     for t, msg in test_messages(rec):
-        diag = f"<div class='diag'><b>What went wrong:</b> {e(str(t['diagnosis']))}</div>" if t.get("diagnosis") else ""
+        diag = (f"<div class='diag'><b>What went wrong:</b> {markup.render_inline(str(t['diagnosis']))}</div>"
+                if t.get("diagnosis") else "")
         rows.append(f"<tr class='{'ok' if t['passed'] else 'bad'}'><td>{e(str(t['name']))}</td>"
                     f"<td class='num'>{t['points']:g}&nbsp;/&nbsp;{t['max_points']:g}</td><td>{e(msg)}{diag}</td></tr>")
     note_items = "".join(f"<li>{e(str(n))}</li>" for n in dict.fromkeys(rec.get("errors") or []))

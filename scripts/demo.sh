@@ -15,5 +15,8 @@ echo "Per-test details and feedback: results/demo.json"
 echo
 echo "The same five as a cohort (what a TA runs on a whole class; its own gradebook, not the course's):"
 pdl grade-cohort examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
-  --call-timeout 10 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db
-echo "Cohort outputs: results/demo-cohort/{grades.csv,report.html,written.html,written_scores.csv,feedback/}"
+  --call-timeout 10 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db --screenshots
+echo "Cohort outputs: results/demo-cohort/{grades.csv,report.html,written.html,written_scores.csv,feedback/,screenshots/}"
+echo "Grading the written answers by hand: type score and comment in results/demo-cohort/written_scores.csv"
+echo "(or in nbgrader's formgrader on that gradebook), then rerun the same grade-cohort command: nothing is"
+echo "regraded, and the scores reach grades.csv, the gradebook (nbgrader export) and the feedback pages."
