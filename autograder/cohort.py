@@ -337,7 +337,7 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def progress_bar(total: int, desc: str, progress: bool, limits: dict):
+def progress_bar(total: int, desc: str, progress: bool, limits: dict, patience: float = 5.0, file=None):
     """A tqdm bar whose ETA does not pretend. tqdm extrapolates from the last finishes, so while
     a slow or hung submission waits out its limits it would show a short ETA, frozen. Here, once
     nothing has finished for well over the usual gap between finishes, the ETA reads ``?`` and
@@ -376,7 +376,7 @@ def progress_bar(total: int, desc: str, progress: bool, limits: dict):
                     continue
                 usual = (self._last - self._start) / done if done else 0.0
                 waited = now - self._last
-                if done and waited > max(2 * usual, 5.0):
+                if done and waited > max(2 * usual, patience):
                     self._stalled = True
                     self.set_postfix_str(f"waiting {waited:.0f} s for a slow submission{note}")
 
@@ -391,7 +391,7 @@ def progress_bar(total: int, desc: str, progress: bool, limits: dict):
             self._stop.set()
             super().close()
 
-    return HonestBar(total=total, unit="nb", desc=desc, disable=not progress, smoothing=0.1)
+    return HonestBar(total=total, unit="nb", desc=desc, disable=not progress, smoothing=0.1, file=file)
 
 
 def _run(todo, assignment, limits, workers, scheduler, progress):
@@ -585,6 +585,7 @@ def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log
                     grade.needs_manual_grade = answered and grade.manual_score is None
                 elif name in points or grade.cell.cell_type == "code":
                     grade.auto_score = float(points.get(name, 0.0))
+                    grade.needs_manual_grade = False  # formgrader lists only the written answers
             errors = "; ".join(rec.get("errors", []))[:4000] or None
             code_comments = []
             for comment in notebook.comments:

@@ -236,3 +236,73 @@ def test_feedback_says_one_problem_once_escapes_html_and_counts_nbgrader_placeho
     assert md.count(html.escape(reason, quote=False)) == 1 and page.count(html.escape(reason)) == 1
     assert "written_1: left blank" in md and "0 of 1 answered" in md
     assert "used &lt;the&gt; wrong sign" in md and "used &lt;the&gt; wrong sign" in page
+
+
+def test_eta_says_it_does_not_know_while_a_submission_hangs():
+    import io
+
+    from autograder.cohort import progress_bar
+
+    screen = io.StringIO()
+    bar = progress_bar(3, "grading", True, {"call_timeout": 60, "timeout": 300}, patience=0.5, file=screen)
+    bar.update()
+    bar.update()
+    time.sleep(2.2)                      # the third one hangs
+    stalled = screen.getvalue().split("\r")[-1]
+    bar.update()
+    bar.close()
+    assert "<?" in stalled and "waiting" in stalled and "60 s per call" in stalled, stalled
+
+
+def test_hand_score_merge_rule(tmp_path, monkeypatch):
+    """One side's edit wins; equal edits agree; a deleted row keeps its value; an unusable score
+    is kept as typed and reported; nothing from a student absent from the run is dropped."""
+    from autograder import handscores
+
+    out, db = tmp_path, "postgresql://gradebook"
+    maxima = {("ann", "written_1"): 2.0, ("ann", "written_2"): 2.0, ("ben", "written_1"): 2.0}
+    gradebook = {}
+    monkeypatch.setattr(handscores, "read_gradebook_scores", lambda aid, url: dict(gradebook))
+
+    def run():
+        hand = handscores.merge(out, EXEMPLAR, maxima, db)
+        summary = {"assignment": EXEMPLAR, "results": [
+            {"student": s, "manual": [{"question": q, "points": 2.0, "text": "x"} for (s2, q) in maxima if s2 == s]}
+            for s in ("ann", "ben")]}
+        handscores.remember_csv(out, hand, cohort.write_written_scores(summary, out / "written_scores.csv", hand))
+        state = handscores.State(out / "hand_scores.json")
+        state.gradebooks[db] = {k: dict(v) for k, v in hand.values.items() if k in maxima}
+        state.save()
+        gradebook.clear()
+        gradebook.update({k: dict(v) for k, v in hand.values.items() if k in maxima})
+        return hand
+
+    run()
+    edit_scores(out / "written_scores.csv", {("ann", "written_1"): {"score": "1.5", "comment": "ok"}})
+    gradebook[("ben", "written_1")] = {"score": "2", "comment": "from formgrader"}
+    hand = run()
+    assert hand.get("ann", "written_1") == {"score": "1.5", "comment": "ok"}
+    assert hand.get("ben", "written_1") == {"score": "2", "comment": "from formgrader"} and not hand.conflicts
+    # the same new score typed in both places is no conflict
+    edit_scores(out / "written_scores.csv", {("ann", "written_2"): {"score": "1"}})
+    gradebook[("ann", "written_2")] = {"score": "1.0", "comment": ""}
+    assert not run().conflicts
+    # a row deleted from the CSV keeps its value; a score out of range stays as typed, not counted
+    table = [r for r in rows(out / "written_scores.csv") if r["student"] != "ben"]
+    for r in table:
+        if (r["student"], r["question"]) == ("ann", "written_2"):
+            r["score"] = "5"
+    with open(out / "written_scores.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(table[0]))
+        w.writeheader()
+        w.writerows(table)
+    hand = run()
+    assert hand.get("ben", "written_1")["comment"] == "from formgrader"
+    assert hand.get("ann", "written_2")["score"] == "5" and hand.points("ann", "written_2", 2.0) is None
+    assert any("outside 0..2" in p for p in hand.problems)
+    # a student absent from this run keeps the TA's row
+    maxima.pop(("ben", "written_1"))
+    run()
+    kept = {(r["student"], r["question"]): r for r in rows(out / "written_scores.csv")}
+    assert kept[("ben", "written_1")]["answered"] == "not in this run"
+    assert kept[("ben", "written_1")]["comment"] == "from formgrader"
