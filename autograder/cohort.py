@@ -13,10 +13,7 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import html
-import io
 import json
 import os
 import re
