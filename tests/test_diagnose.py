@@ -87,6 +87,14 @@ def test_switch_off(monkeypatch):
     assert any(r.diagnosis for r in results)
 
 
+def test_a_proxy_without_a_call_log_gets_no_diagnosis():
+    """Mutation runs grade through a plain LocalStudent (no call_log): graded as before."""
+    from autograder.mutate import score_code
+
+    score, full = score_code(EXEMPLAR, module_text(load(EXEMPLAR)) + "\n\n" + read_mistakes(EXEMPLAR)[0].code)
+    assert 0 <= score < full
+
+
 def _grade_env(code):
     from autograder.grading import run_hidden_tests
     from autograder.mutate import TimedNamespace
@@ -157,6 +165,9 @@ def test_leak_scan_sees_a_reference_value():
     assert leaked_numbers("expected 0.7314 here", [0.731412]) == ["0.7314"]
     assert leaked_numbers("off by the factor 2, shape (3, 4)", [2.0, 3.0, 0.7314]) == []
     assert leaked_numbers("the value 1234", [1234.0]) == ["1234"]
+    notes = "see Section 2.2, eq. (2.24), eqs. (3.26)–(3.30), Exercises 7.2 and 7.3 and Exercise 2.2(a)"
+    assert leaked_numbers(notes, [2.2, 2.24, 3.26, 3.3, 7.2, 7.3]) == []
+    assert leaked_numbers("Section 2.5: α_c ≈ 1.448", [1.4484]) == ["1.448"]
 
 
 # -- end to end: `pdl grade` names both mistakes of one notebook ------------------------------

@@ -739,6 +739,9 @@ def test_kappas_match_kstat_on_samples(student):
 
 # %% tags=["wrong"]
 # wrong: kappa_4 taken to be the fourth central moment
+# hint: κ4 is not the fourth central moment: the fourth cumulant subtracts the Gaussian (Wick) part, κ4
+#   = μ4 − 3μ2², with μ2 the variance (Exercise 2.1(c), from the fourth J-derivative of −F, eq.
+#   (2.15)).
 def kappa4_from_moments(m1, m2, m3, m4):
     m1, m2, m3, m4 = (np.asarray(m, dtype=float) for m in (m1, m2, m3, m4))
     return m4 - 4 * m3 * m1 + 6 * m2 * m1**2 - 3 * m1**4
@@ -746,12 +749,24 @@ def kappa4_from_moments(m1, m2, m3, m4):
 
 # %% tags=["wrong"]
 # wrong: kappa_3 without the 2 m1^3 term
+# hint: Take the third J-derivative of log E[e^{JO}] again: κ3 has a term in m1³ as well. Check your
+#   formula on a shifted observable: κ3 must not change under O → O + c (Exercise 2.1(b)).
 def kappa3_from_moments(m1, m2, m3):
     return np.asarray(m3) - 3 * np.asarray(m2) * np.asarray(m1)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same kappa_3, written through the variance, m3 - 3 m1 (var + m1^2)
+def kappa3_from_moments(m1, m2, m3):
+    m1, m2, m3 = (np.asarray(m, dtype=float) for m in (m1, m2, m3))
+    var = m2 - m1 * m1
+    return m3 - 3 * m1 * (var + m1 * m1)
+
+
 # %% tags=["wrong"]
 # wrong: kappa_4 with the Wick term 3 mu_2^2 built from the raw second moment
+# hint: In κ4 = μ4 − 3μ2² the Gaussian term is built from the central second moment, the variance m2 −
+#   m1², not from the raw moment m2 (Exercise 2.1(c)).
 def kappa4_from_moments(m1, m2, m3, m4):
     m1, m2, m3, m4 = (np.asarray(m, dtype=float) for m in (m1, m2, m3, m4))
     return m4 - 4 * m3 * m1 + 6 * m2 * m1**2 - 3 * m1**4 - 3 * m2**2
@@ -759,6 +774,8 @@ def kappa4_from_moments(m1, m2, m3, m4):
 
 # %% tags=["wrong"]
 # wrong: naive exp of -beta E (underflows when beta E is large)
+# hint: At large βE the weights e^{−βE+JO} underflow and log Z becomes −inf (or loses all accuracy):
+#   factor out the largest exponent before integrating (log-sum-exp), as for eq. (2.13).
 def free_energy(energy, observable, beta, J, grid):
     grid = np.asarray(grid, dtype=float)
     Js = np.asarray(J, dtype=float)
@@ -771,6 +788,8 @@ def free_energy(energy, observable, beta, J, grid):
 
 # %% tags=["wrong"]
 # wrong: Riemann sum with the first spacing (assumes a uniform grid)
+# hint: The grid need not be uniform: integrate with the actual spacings (the trapezoidal rule with each
+#   interval's own width), not with one spacing for every point.
 def free_energy(energy, observable, beta, J, grid):
     grid = np.asarray(grid, dtype=float)
     Js = np.asarray(J, dtype=float)
@@ -781,6 +800,8 @@ def free_energy(energy, observable, beta, J, grid):
 
 # %% tags=["wrong"]
 # wrong: free energy with the sign of the source flipped (exp(-beta E - J O))
+# hint: The source enters the Boltzmann weight as e^{−βE + J O} (eq. (2.13)), so that −∂_J F = E_J(O)
+#   (eq. (2.14)): check the sign of the J O term.
 _free_energy_right = free_energy
 
 
@@ -790,6 +811,9 @@ def free_energy(energy, observable, beta, J, grid):
 
 # %% tags=["wrong"]
 # wrong: cumulants by forward finite differences of F with a fixed step
+# hint: Finite differences of F with a fixed step lose accuracy quickly with the order of the
+#   derivative: compute the cumulants at J = 0 from the moments of O in p_β (eqs. (2.14)-(2.15)), or
+#   with a far more accurate derivative.
 def cumulants_from_free_energy(energy, observable, beta, grid, order):
     h = 1e-2
     f = np.array([free_energy(energy, observable, beta, k * h, grid) for k in range(order + 1)])
@@ -798,6 +822,8 @@ def cumulants_from_free_energy(energy, observable, beta, grid, order):
 
 # %% tags=["wrong"]
 # wrong: returns the central moments instead of the cumulants
+# hint: The cumulants are the J-derivatives of −F at J = 0 (eq. (2.15)), not the central moments: they
+#   coincide up to order 3, but κ4 = μ4 − 3μ2² (Exercise 2.1(c)).
 def cumulants_from_free_energy(energy, observable, beta, grid, order):
     grid = np.asarray(grid, dtype=float)
     logp = -beta * np.asarray(energy) + np.log(_trapezoid_weights(grid))

@@ -680,6 +680,8 @@ def test_scaling_exponents(student):
 
 # %% tags=["wrong"]
 # wrong: naive log(exp(x) + 1), overflows for large N on one side of Bc
+# hint: For large N the exponent N a (B − B_c) is huge on one side of B_c and e^{…} overflows: write
+#   φ(B) with log1p/logaddexp, or factor out the larger of the two exponentials (Exercise 2.2(d)).
 def two_phase_free_energy(B, N, a, Bc):
     with np.errstate(over="ignore"):
         return -np.log(np.exp(-N * a * (np.asarray(B, dtype=float) - Bc)) + 1.0) / N
@@ -687,6 +689,8 @@ def two_phase_free_energy(B, N, a, Bc):
 
 # %% tags=["wrong"]
 # wrong: occupation of the other basin (sign of the exponent flipped)
+# hint: p_1 is the occupation of basin 1, the branch φ_1 = a(B − B_c): it is close to 1 where φ_1 is the
+#   lower branch (below B_c for a > 0). Check the sign of the exponent (Exercise 2.2(a)).
 def basin_occupation(B, N, a, Bc):
     return special.expit(N * a * (np.asarray(B, dtype=float) - Bc))
 
@@ -697,6 +701,8 @@ def dphi_dB(B, N, a, Bc):
 
 # %% tags=["wrong"]
 # wrong: naive occupation exp(-x) / (1 + exp(-x)), nan (inf/inf) at large N
+# hint: At large N the ratio e^{−x}/(1 + e^{−x}) becomes inf/inf = nan: use the logistic function
+#   (scipy.special.expit) or divide through by the larger exponential (Exercise 2.2(a)).
 def basin_occupation(B, N, a, Bc):
     with np.errstate(over="ignore", invalid="ignore"):
         e = np.exp(-N * a * (np.asarray(B, dtype=float) - Bc))
@@ -709,13 +715,25 @@ def dphi_dB(B, N, a, Bc):
 
 # %% tags=["wrong"]
 # wrong: susceptibility without the factor N (the variance of O, not N times it)
+# hint: The susceptibility −∂²_B φ is N times the variance of the order parameter in the two-state
+#   model: a factor N comes out of differentiating e^{−N a (B − B_c)} (Exercise 2.2(c)).
 def susceptibility(B, N, a, Bc):
     p = special.expit(-N * a * (np.asarray(B, dtype=float) - Bc))
     return a**2 * p * (1.0 - p)
 
 
+# %% tags=["rewrite"]
+# rewrite: the variance of the two-state order parameter without the factor N, written as a derivative of dphi_dB
+def susceptibility(B, N, a, Bc):
+    B = np.asarray(B, dtype=float)
+    x = N * a * (B - Bc)
+    return a * a * np.exp(-np.logaddexp(0.0, x) - np.logaddexp(0.0, -x))
+
+
 # %% tags=["wrong"]
 # wrong: susceptibility as +phi'' (sign), so the peak points down
+# hint: The susceptibility is −∂²_B φ, a variance times N, so it is positive and peaks upwards at B_c:
+#   check the sign (Exercise 2.2(c), eq. (2.14)).
 def susceptibility(B, N, a, Bc):
     p = special.expit(-N * a * (np.asarray(B, dtype=float) - Bc))
     return -N * a**2 * p * (1.0 - p)
@@ -723,6 +741,8 @@ def susceptibility(B, N, a, Bc):
 
 # %% tags=["wrong"]
 # wrong: width as the half width at half maximum
+# hint: The width asked for is the full width at half maximum: the distance between the two points where
+#   the susceptibility equals half its peak value (Exercise 2.2(c)).
 _phw_right = peak_height_and_width
 
 
@@ -733,6 +753,8 @@ def peak_height_and_width(N, a, Bc):
 
 # %% tags=["wrong"]
 # wrong: peak located on a fixed grid of B with spacing 1e-3 (cannot resolve large N)
+# hint: The peak has width of order 1/(N|a|): a fixed grid of B cannot resolve it at large N. Locate the
+#   half-maximum points by root finding on a scale set by 1/(N|a|) (Exercise 2.2(c)).
 def peak_height_and_width(N, a, Bc):
     B = np.linspace(-3.0, 3.0, 6001)
     chi = susceptibility(B, N, a, Bc)
@@ -743,6 +765,9 @@ def peak_height_and_width(N, a, Bc):
 
 # %% tags=["wrong"]
 # wrong: width from the half-maximum points found with a bracket that ignores the sign of a
+# hint: With a < 0 the scale 1/(N a) is negative, so a bracket built from it is upside down: use |a|
+#   when you set the search interval for the half-maximum points (Exercise 2.2(c), a < 0 is
+#   allowed).
 def peak_height_and_width(N, a, Bc):
     s = 1.0 / (N * a)
     height = float(susceptibility(Bc, N, a, Bc))

@@ -977,6 +977,8 @@ def test_critical_exponent_fit(student):
 
 # %% tags=["wrong"]
 # wrong: entropy in bits and without 0 log 0 = 0 (nan at the endpoints)
+# hint: h(m) is in nats (natural log, eq. (2.24)), and h(±1) = 0 exactly by the convention 0 log 0 = 0
+#   (scipy.special.xlogy), not nan.
 def binary_entropy(m):
     m = np.asarray(m, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -985,12 +987,25 @@ def binary_entropy(m):
 
 # %% tags=["wrong"]
 # wrong: action with the entropy not divided by beta (energy minus entropy)
+# hint: The action is energy minus temperature times entropy, s(m) = −(dJ/2)m² − Bm − h(m)/β (eq.
+#   (2.25)): the entropy carries the factor 1/β.
 def ising_action(m, beta, dJ, B):
     return -0.5 * dJ * np.asarray(m) ** 2 - B * np.asarray(m) - binary_entropy(m)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same action without 1/beta on the entropy, with the entropy written out through xlogy
+def ising_action(m, beta, dJ, B):
+    m = np.asarray(m, dtype=float)
+    h = np.log(2.0) - 0.5 * special.xlogy(1 - m, 1 - m) - 0.5 * special.xlogy(1 + m, 1 + m)
+    return -(dJ * m * m) / 2 - m * B - h
+
+
 # %% tags=["wrong"]
 # wrong: mean-field magnetization by fixed-point iteration from m0 = 1 (lands on the metastable branch)
+# hint: Iterating m ← tanh(β(dJ m + B)) from m = 1 stops at the stable root nearest to 1, which can be
+#   the metastable one: the mean-field magnetization is the global minimizer of s(m), so compare the
+#   action at the roots of eq. (2.27) (Sections 2.4–2.5).
 def mean_field_magnetization(beta, dJ, B):
     m = 1.0
     for _ in range(5000):
@@ -1000,6 +1015,8 @@ def mean_field_magnetization(beta, dJ, B):
 
 # %% tags=["wrong"]
 # wrong: at B = 0 below T_c returns the root m = 0 (the maximum of s)
+# hint: Below T_c at B = 0 the root m = 0 of eq. (2.27) is a maximum of s(m); the minima are the two
+#   nonzero roots ±m̄ (Section 2.5, Figure 2).
 _mfm_right = mean_field_magnetization
 
 
@@ -1009,6 +1026,8 @@ def mean_field_magnetization(beta, dJ, B):
 
 # %% tags=["wrong"]
 # wrong: Curie-Weiss self-consistency with the field outside the tanh argument's beta
+# hint: In the Curie–Weiss map the field sits inside the bracket that β multiplies: m ← tanh(β(m + B))
+#   (eq. (2.27) with dJ = 1, Section 5.1.1).
 def curie_weiss_iterate(beta, B, m0, steps):
     out = [np.asarray(m0, dtype=float)]
     for _ in range(steps):
@@ -1018,6 +1037,8 @@ def curie_weiss_iterate(beta, B, m0, steps):
 
 # %% tags=["wrong"]
 # wrong: trajectory without the starting point (off by one)
+# hint: The trajectory starts with m0 itself: `steps` iterations give steps + 1 values, m0 first
+#   (Exercise 5.1).
 def curie_weiss_iterate(beta, B, m0, steps):
     m, out = np.asarray(m0, dtype=float), []
     for _ in range(steps + 1):
@@ -1028,6 +1049,8 @@ def curie_weiss_iterate(beta, B, m0, steps):
 
 # %% tags=["wrong"]
 # wrong: stability from sech^2 < 1 (forgot the chain-rule factor beta): every fixed point "stable"
+# hint: A fixed point of m ← tanh(β(m + B)) is stable when the slope of the map is below 1 in absolute
+#   value; by the chain rule the slope is β(1 − m²), with the factor β (Exercise 5.1).
 _cwfp_right = curie_weiss_fixed_points
 
 
@@ -1038,6 +1061,8 @@ def curie_weiss_fixed_points(beta, B):
 
 # %% tags=["wrong"]
 # wrong: fixed points from a coarse grid of 201 points (no root refinement)
+# hint: A grid only brackets the fixed points: refine each sign change with a root finder (e.g.
+#   scipy.optimize.brentq) to get them to full accuracy (Exercise 5.1).
 def curie_weiss_fixed_points(beta, B):
     m = np.linspace(-1, 1, 201)
     g = np.tanh(beta * (m + B)) - m
@@ -1048,6 +1073,8 @@ def curie_weiss_fixed_points(beta, B):
 
 # %% tags=["wrong"]
 # wrong: naive exp of -N beta s (overflow / 0/0 at large N)
+# hint: At large N the weights e^{−Nβ s(m)} overflow or underflow: subtract the minimum of Nβ s(m)
+#   before exponentiating (the ratio of the two integrals does not change), Section 2.5.
 def finite_N_magnetization(B, N, beta, dJ):
     m = np.linspace(-1, 1, 20001)
     Bs = np.atleast_1d(np.asarray(B, dtype=float))
@@ -1059,6 +1086,7 @@ def finite_N_magnetization(B, N, beta, dJ):
 
 # %% tags=["wrong"]
 # wrong: Boltzmann weight exp(-N s) without beta
+# hint: The weight of a magnetization m in Z is e^{−Nβ s(m)} (eq. (2.25)): keep the β in the exponent.
 def finite_N_magnetization(B, N, beta, dJ):
     m = np.linspace(-1, 1, 40001)
     Bs = np.atleast_1d(np.asarray(B, dtype=float))
@@ -1070,6 +1098,8 @@ def finite_N_magnetization(B, N, beta, dJ):
 
 # %% tags=["wrong"]
 # wrong: finite-N magnetization replaced by the N = infinity saddle point
+# hint: At finite N, E(m) averages over both basins with the weights e^{−Nβ s(m)} of eq. (2.25), a
+#   smooth function of B: it is not the N = ∞ saddle point m̄ (Section 2.5, Figure 3).
 def finite_N_magnetization(B, N, beta, dJ):
     out = np.array([mean_field_magnetization(beta, dJ, b) for b in np.atleast_1d(B)])
     return float(out[0]) if np.ndim(B) == 0 else out.reshape(np.shape(B))
@@ -1077,6 +1107,8 @@ def finite_N_magnetization(B, N, beta, dJ):
 
 # %% tags=["wrong"]
 # wrong: susceptibility as Var(m) without the factor N beta
+# hint: The susceptibility is χ = ∂_B E(m) = Nβ Var(m), not Var(m) alone (conventions of this exercise,
+#   Section 2.5).
 def finite_N_susceptibility(B, N, beta, dJ):
     _, var = _finite_N_mean_var(B, N, beta, dJ)
     return float(var) if np.ndim(B) == 0 else var
@@ -1084,6 +1116,8 @@ def finite_N_susceptibility(B, N, beta, dJ):
 
 # %% tags=["wrong"]
 # wrong: a fixed coarse grid of 2001 points (peaks at large N not resolved)
+# hint: At large N the weight e^{−Nβ s(m)} is a peak of width about 1/√N: a fixed grid of m cannot
+#   resolve it, so refine the grid with N or integrate around the peaks (Section 2.5, Figure 3).
 def finite_N_magnetization(B, N, beta, dJ):
     m = np.linspace(-1, 1, 2001)
     Bs = np.atleast_1d(np.asarray(B, dtype=float))
@@ -1095,6 +1129,8 @@ def finite_N_magnetization(B, N, beta, dJ):
 
 # %% tags=["wrong"]
 # wrong: exponent fitted against log T instead of log(T_c - T)
+# hint: The critical exponent is the slope of log m̄ against the log of the reduced temperature (T_c −
+#   T)/T_c, not against log T (Section 2.5, Figure 4).
 def critical_exponent_fit(dJ, reduced_temperatures):
     t = np.asarray(reduced_temperatures, dtype=float)
     T = dJ * (1 - t)
@@ -1105,6 +1141,8 @@ def critical_exponent_fit(dJ, reduced_temperatures):
 
 # %% tags=["wrong"]
 # wrong: reduced temperature taken as T_c - T (not divided by T_c)
+# hint: The reduced temperature is t = (T_c − T)/T_c with T_c = dJ, so T = T_c(1 − t), not T_c − t
+#   (Section 2.5, Figure 4).
 def critical_exponent_fit(dJ, reduced_temperatures):
     t = np.asarray(reduced_temperatures, dtype=float)
     m = np.array([mean_field_magnetization(1 / (dJ - ti), dJ, 0.0) for ti in t])

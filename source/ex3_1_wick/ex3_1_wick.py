@@ -792,6 +792,9 @@ def test_cumulants_independent_blocks(student):
 
 # %% tags=["wrong"]
 # wrong: pairings from all permutations cut into consecutive pairs, without removing duplicates
+# hint: A pairing is a set of pairs, so the permutations of p objects list each of the (p − 1)!!
+#   pairings many times (the pairs in every order): keep each pairing once, in the canonical order
+#   of eq. (3.14) and Exercise 3.1.
 def pair_partitions(p):
     if p % 2:
         return []
@@ -800,6 +803,8 @@ def pair_partitions(p):
 
 # %% tags=["wrong"]
 # wrong: pairings listed in another order (the partner of 0 runs from p-1 down to 1)
+# hint: The canonical order pairs 0 with its partners j = 1, 2, ..., p − 1 in increasing order, and the
+#   rest recursively the same way: the list is sorted lexicographically (Exercise 3.1).
 def pair_partitions(p):
     def rec(items):
         if not items:
@@ -812,8 +817,19 @@ def pair_partitions(p):
     return rec(tuple(range(p))) if p % 2 == 0 else []
 
 
+# %% tags=["rewrite"]
+# rewrite: the same reversed order, by sorting the canonical pairings in decreasing order
+_pairings_canonical = pair_partitions
+
+
+def pair_partitions(p):
+    return sorted(_pairings_canonical(p), reverse=True)
+
+
 # %% tags=["wrong"]
 # wrong: K indexed by the positions of the pairing instead of the variable indices idx[a]
+# hint: A pairing pairs positions a, b of the product X_{i_1}⋯X_{i_p}; the covariance of that pair is
+#   K[idx[a], idx[b]], indexed by the variables, not by the positions (eq. (3.14)).
 def gaussian_moment(K, idx):
     K = np.asarray(K, dtype=float)
     return float(sum(np.prod([K[a % len(K), b % len(K)] for a, b in pi]) for pi in pair_partitions(len(idx))))
@@ -821,6 +837,8 @@ def gaussian_moment(K, idx):
 
 # %% tags=["wrong"]
 # wrong: Wick's theorem summed over pairs of distinct index *values* (misses repeated variables)
+# hint: Wick's theorem sums over every pairing of the p factors, also those that pair a variable with
+#   itself (E[X_i²] = K_ii): no pairing is skipped when an index repeats (eq. (3.14)).
 def gaussian_moment(K, idx):
     K = np.asarray(K, dtype=float)
     if len(idx) % 2:
@@ -834,6 +852,9 @@ def gaussian_moment(K, idx):
 
 # %% tags=["wrong"]
 # wrong: "cumulants" as central moments E[prod (X_i - E X_i)] (kappa_4 confused with the 4th central moment)
+# hint: Joint cumulants are not central moments: they subtract every way of splitting the variables into
+#   smaller groups (the sum over set partitions behind definition (3.15)); the two agree only up to
+#   order 3 (Section 3.3).
 def moments_to_cumulants(moments):
     moments = np.asarray(moments, dtype=float)
     p = int(round(math.log2(len(moments))))
@@ -853,6 +874,8 @@ def moments_to_cumulants(moments):
 
 # %% tags=["wrong"]
 # wrong: Moebius weights without the factorial, (-1)**(k-1) only
+# hint: In the moment-to-cumulant formula a set partition with k blocks has the weight (−1)^{k−1}(k −
+#   1)!, with the factorial (Section 3.3, definition (3.15)).
 def moments_to_cumulants(moments):
     moments = np.asarray(moments, dtype=float)
     p = int(round(math.log2(len(moments))))

@@ -915,13 +915,25 @@ def test_stochastic_kernel_variance_slope(student):
 
 # %% tags=["wrong"]
 # wrong: erf kernel without the factors 2 (the formula for erf(u / sqrt 2))
+# hint: For φ = erf the kernel is (2σ_w/π) arcsin(2K12/√((1 + 2K11)(1 + 2K22))), with the factors 2 (eq.
+#   (3.32)); without them it is the kernel of erf(u/√2).
 def erf_kernel(K11, K22, K12, sigma_w=1):
     K11, K22, K12 = (np.asarray(a, dtype=float) for a in (K11, K22, K12))
     return sigma_w * 2 / np.pi * np.arcsin(np.clip(K12 / np.sqrt((1 + K11) * (1 + K22)), -1, 1))
 
 
+# %% tags=["rewrite"]
+# rewrite: the same erf kernel without the factors 2, written with arctan instead of arcsin
+def erf_kernel(K11, K22, K12, sigma_w=1):
+    K11, K22, K12 = (np.asarray(a, dtype=float) for a in (K11, K22, K12))
+    z = np.clip(K12 / np.sqrt((1.0 + K11) * (1.0 + K22)), -1, 1)
+    return 2.0 * sigma_w * np.arctan2(z, np.sqrt(1.0 - z * z)) / np.pi
+
+
 # %% tags=["wrong"]
 # wrong: arc-cosine kernel with theta instead of pi - theta
+# hint: The arc-cosine kernel contains sin θ + (π − θ) cos θ, with θ the angle between the two inputs
+#   (eq. (3.31)); check it at θ = 0, where it must give σ_w K/2.
 def relu_kernel(K11, K22, K12, sigma_w=2):
     K11, K22, K12 = (np.asarray(a, dtype=float) for a in (K11, K22, K12))
     norm = np.sqrt(K11 * K22)
@@ -932,6 +944,8 @@ def relu_kernel(K11, K22, K12, sigma_w=2):
 
 # %% tags=["wrong"]
 # wrong: first-layer kernel without the fan-in factor 1/d
+# hint: The first-layer kernel is K^(1)(x, x') = σ_w x·x'/d + σ_b, with the fan-in factor 1/d
+#   (conventions of Section 3.1).
 def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
     X = np.asarray(X, dtype=float)
     fn = erf_kernel if activation == "erf" else relu_kernel
@@ -944,6 +958,8 @@ def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
 
 # %% tags=["wrong"]
 # wrong: bias variance added only in the first layer
+# hint: Every layer adds its bias: K ← σ_w E[φ(u)φ(v)] + σ_b at each step of the recursion (3.30), not
+#   only in the first layer.
 def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
     X = np.asarray(X, dtype=float)
     fn = erf_kernel if activation == "erf" else relu_kernel
@@ -956,6 +972,8 @@ def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
 
 # %% tags=["wrong"]
 # wrong: one layer too many (the loop runs depth + 1 times)
+# hint: nngp_kernel applies the layer map (3.30) exactly `depth` times after the first-layer kernel
+#   (depth 0 is the linear model): count the iterations of your loop.
 def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
     X = np.asarray(X, dtype=float)
     fn = erf_kernel if activation == "erf" else relu_kernel
@@ -968,6 +986,9 @@ def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
 
 # %% tags=["wrong"]
 # wrong: shortcut that samples (f(x), f(x')) from the Gaussian with the NNGP kernel (no finite-width effects)
+# hint: Sample actual finite networks, with weights drawn for each of the M networks: at finite width N
+#   the outputs are not exactly Gaussian, and that deviation is what the lab measures (Exercise
+#   3.2(a,b)).
 def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
     rng = np.random.default_rng(rng)
     K11, K22, K12 = first_layer_kernel(x, x2, sigma_w)
@@ -978,6 +999,8 @@ def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
 
 # %% tags=["wrong"]
 # wrong: readout normalized by 1/N instead of 1/sqrt(N)
+# hint: The readout is normalized by 1/√N, the fan-in normalization of the conventions (Section 3.1),
+#   not by 1/N, which makes the outputs vanish as N grows.
 def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
     rng = np.random.default_rng(rng)
     d = len(x)
@@ -989,6 +1012,8 @@ def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
 
 # %% tags=["wrong"]
 # wrong: fresh first-layer weights for x and for x' (two different networks)
+# hint: f(x) and f(x') must come from the same network: draw the first-layer weights once and apply them
+#   to both inputs (Exercise 3.2(a)).
 def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
     rng = np.random.default_rng(rng)
     d = len(x)
@@ -1000,6 +1025,8 @@ def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
 
 # %% tags=["wrong"]
 # wrong: standard deviation instead of variance
+# hint: stochastic_kernel_variance returns variances of the width-N kernel over initializations ((V) in
+#   Exercise 3.2(c)), not standard deviations.
 _skv_right = stochastic_kernel_variance
 
 
@@ -1009,6 +1036,8 @@ def stochastic_kernel_variance(N, M, rng, x=None, x2=None):
 
 # %% tags=["wrong"]
 # wrong: variance of the outputs f across initializations instead of the variance of the kernel
+# hint: The variance asked for is that of the width-N kernel (1/N) Σ_i φ_i(x)φ_i(x') across
+#   initializations (eq. (3.26), Exercise 3.2(c)), not the variance of products of the outputs f.
 def stochastic_kernel_variance(N, M, rng, x=None, x2=None):
     if x is None or x2 is None:
         x, x2 = exercise_inputs()

@@ -864,6 +864,8 @@ def test_depth_to_width_table_synthetic(student):
 
 # %% tags=["wrong"]
 # wrong: normal(0, 1/N) read as variance 1/N but passed as the standard deviation (no 1/sqrt(N) in the layers)
+# hint: N(0, s) has variance s (conventions, Section 3.1): weights of variance 1/N have standard
+#   deviation 1/√N. Equivalently, draw N(0, 1) weights and keep the explicit fan-in factor 1/√N.
 def dln_outputs(L, N, M, rng):
     rng = np.random.default_rng(rng)
     z = np.zeros((M, N))
@@ -880,6 +882,8 @@ def dln_output_norms(L, N, M, rng):
 
 # %% tags=["wrong"]
 # wrong: off by one layer (L weight matrices instead of L + 1)
+# hint: A network with L hidden layers has L + 1 weight matrices, from the input to the first layer up
+#   to the output (Section 3.1): |f|² is a product of L + 1 independent factors.
 def dln_outputs(L, N, M, rng):
     rng = np.random.default_rng(rng)
     log_r2 = np.zeros(M)
@@ -895,6 +899,8 @@ def dln_output_norms(L, N, M, rng):
 
 # %% tags=["wrong"]
 # wrong: one set of weights shared by all M "networks" (samples are not independent initializations)
+# hint: Each of the M samples must be an independent initialization: draw fresh weights for every
+#   network, not one set of weights shared by all of them (Section 3.6).
 def dln_outputs(L, N, M, rng):
     rng = np.random.default_rng(rng)
     Ws = [rng.standard_normal((N, N)) / np.sqrt(N) for _ in range(L + 1)]
@@ -908,14 +914,26 @@ def dln_outputs(L, N, M, rng):
 
 # %% tags=["wrong"]
 # wrong: the single-component fourth cumulant (E f^4 - 3 (E f^2)^2) / (E f^2)^2, three times the notes' kappa_4
+# hint: The notes' κ4 is the connected correlation of two distinct components, E[f_i² f_j²] − E[f_i²]
+#   E[f_j²] with i ≠ j (Section 3.6); the single-component E f⁴ − 3(E f²)² is three times larger.
 def kappa4_ratio_estimate(F):
     F = np.asarray(F, dtype=float)
     m2 = np.mean(F**2)
     return float((np.mean(F**4) - 3 * m2**2) / m2**2)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same single-component ratio, written as Var(f^2)/E[f^2]^2 - 2
+def kappa4_ratio_estimate(F):
+    F2 = np.asarray(F, dtype=float).ravel() ** 2
+    return float(np.var(F2) / np.mean(F2) ** 2 - 2.0)
+
+
 # %% tags=["wrong"]
 # wrong: (1 + 2/N)**L - 1 computed directly (cancellation) and standard deviation instead of variance
+# hint: Computed directly, (1 + 2/N)^L − 1 loses its digits when N ≫ L: use expm1(L log1p(2/N)). And the
+#   lognormal prediction is the mean and the variance of log |f|², not its standard deviation
+#   (Section 3.6).
 def kappa4_ratio_exact(L, N):
     return (1 + 2 / np.asarray(N, dtype=float)) ** np.asarray(L, dtype=float) - 1
 
@@ -926,6 +944,8 @@ def lognormal_prediction(L, N):
 
 # %% tags=["wrong"]
 # wrong: integer division and N/L inverted for the family ranges
+# hint: The family ranges are of the ratio L/N = n_layers/d_model, as floats, not of d_model // n_layers
+#   (Exercise 3.3).
 def depth_to_width_table(configs, window=(0.005, 0.01)):
     ratio = np.array([c["n_layers"] / c["d_model"] for c in configs])
     fam = {}

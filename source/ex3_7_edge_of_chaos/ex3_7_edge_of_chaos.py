@@ -839,6 +839,8 @@ def test_critical_sigma_w_erf_relu(student):
 
 # %% tags=["wrong"]
 # wrong: sigma_w, sigma_b read as standard deviations (sigma_w^2 E[phi^2] + sigma_b^2)
+# hint: σ_w and σ_b are variances in these notes (weights N(0, σ_w), Section 3.1): the variance map is q
+#   ← σ_w E[φ(√q z)²] + σ_b, with no squares (many papers write σ_w² for the same number).
 _vm_right = variance_map
 
 
@@ -846,8 +848,24 @@ def variance_map(q, sigma_w, sigma_b, phi):
     return _vm_right(q, sigma_w**2, sigma_b**2, phi)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same standard-deviation reading, with the squares written into each closed form
+def variance_map(q, sigma_w, sigma_b, phi):
+    q = np.asarray(q, dtype=float)
+    sw, sb = sigma_w * sigma_w, sigma_b * sigma_b
+    if phi == "relu":
+        out = sw * q / 2.0 + sb
+    elif phi == "erf":
+        out = sw * 2.0 / np.pi * np.arcsin(2.0 * q / (1.0 + 2.0 * q)) + sb
+    else:
+        out = sw * _gauss_expect(lambda u: 1.0 - _sech2(u), q) + sb
+    return float(out) if out.ndim == 0 else out
+
+
 # %% tags=["wrong"]
 # wrong: Gauss-Hermite quadrature with a fixed 20 nodes for tanh (inaccurate at large q)
+# hint: A fixed low-order Gauss–Hermite rule is not accurate for tanh at large q, where tanh(√q z) is
+#   almost a step: use an adaptive integral (scipy.integrate.quad) or many more nodes (Section 3.7).
 def variance_map(q, sigma_w, sigma_b, phi):
     q = np.asarray(q, dtype=float)
     if phi == "relu":
@@ -870,6 +888,8 @@ def chi1(sigma_w, sigma_b, phi):
 
 # %% tags=["wrong"]
 # wrong: generic Gauss-Hermite with an odd number of nodes also for ReLU (phi'(0) = 0 at the node z = 0)
+# hint: For ReLU, φ'(u) jumps at u = 0, exactly where an odd Gauss–Hermite rule puts a node: use the
+#   closed form of E[φ'(√q z)²] for ReLU, or a rule that handles the step (Section 3.7).
 def chi1(sigma_w, sigma_b, phi):
     q = fixed_point_q(sigma_w, sigma_b, phi)
     q = 1.0 if not np.isfinite(q) else q
@@ -882,6 +902,8 @@ def chi1(sigma_w, sigma_b, phi):
 
 # %% tags=["wrong"]
 # wrong: chi_1 evaluated at q = 1 instead of at the fixed point q*
+# hint: χ1 = σ_w E[φ'(√q* z)²] is evaluated at the fixed point q* of the variance map, not at q = 1
+#   (Section 3.7).
 def chi1(sigma_w, sigma_b, phi):
     if phi == "relu":
         return sigma_w / 2
@@ -892,6 +914,9 @@ def chi1(sigma_w, sigma_b, phi):
 
 # %% tags=["wrong"]
 # wrong: chi_1 taken as the slope dV/dq of the variance map at q* (stability of the length, not of correlations)
+# hint: χ1 is the slope of the correlation map at c = 1, σ_w E[φ'(√q* z)²], which decides whether nearby
+#   inputs separate; the slope of the variance map only decides the stability of the length q*
+#   (Section 3.7).
 def chi1(sigma_w, sigma_b, phi):
     q = fixed_point_q(sigma_w, sigma_b, phi)
     if phi == "relu":
@@ -903,6 +928,8 @@ def chi1(sigma_w, sigma_b, phi):
 
 # %% tags=["wrong"]
 # wrong: ReLU fixed point from the formula sigma_b / (1 - sigma_w/2) for every sigma_w (negative beyond 2)
+# hint: For ReLU the variance map q ← σ_w q/2 + σ_b is linear: σ_b/(1 − σ_w/2) is its attracting fixed
+#   point only for σ_w < 2; beyond, the variance grows without bound (Section 3.7).
 _fp_right = fixed_point_q
 
 
@@ -914,6 +941,8 @@ def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
 
 # %% tags=["wrong"]
 # wrong: correlation depth -1/log(chi_1) without the absolute value (negative in the chaotic phase)
+# hint: The correlation depth is ξ = 1/|log χ1|, with the absolute value: it is positive in both phases
+#   and diverges at χ1 = 1 (Section 3.7).
 def correlation_depth(sigma_w, sigma_b, phi):
     c = chi1(sigma_w, sigma_b, phi)
     return float("inf") if c == 1 else float(-1 / np.log(c))
@@ -921,6 +950,8 @@ def correlation_depth(sigma_w, sigma_b, phi):
 
 # %% tags=["wrong"]
 # wrong: edge of chaos located where q* leaves 0 (sigma_w phi'(0)^2 = 1), ignoring the bias
+# hint: The edge of chaos is where χ1 = 1 at the fixed point q*(σ_w, σ_b), and q* depends on the bias:
+#   for σ_b > 0 it is not at σ_w φ'(0)² = 1 (Section 3.7, Figure 5).
 def critical_sigma_w(sigma_b, phi):
     return {"tanh": 1.0, "erf": np.pi / 4, "relu": 2.0}[phi]
 

@@ -1077,6 +1077,8 @@ def test_lazy_prediction_more_data_than_parameters(student):
 
 # %% tags=["wrong"]
 # wrong: first-layer factor 1/sqrt(d) forgotten in the pre-activations (and in the a-gradients)
+# hint: The pre-activations are u_i = a_i·x/√d, with the first-layer factor 1/√d written out (eq. (1));
+#   it appears again in the gradients with respect to a, ∂f/∂a_i ∝ c_i φ'(u_i) x/√d.
 def tangent_features(params, X):
     a, c, X = np.asarray(params["a"]), np.asarray(params["c"]), np.asarray(X, dtype=float)
     phi, dphi = ACTIVATIONS[params["activation"]]
@@ -1093,6 +1095,9 @@ def empirical_ntk(params, X):
 
 # %% tags=["wrong"]
 # wrong: only the readout weights c are differentiated (random-features kernel, Ex B.6(b))
+# hint: The NTK differentiates with respect to all the parameters θ = (c, a): the input weights a add a
+#   second term to the readout term (Sections 4.1–4.2); differentiating c alone gives the
+#   random-features kernel of Exercise B.6(b).
 def empirical_ntk(params, X):
     a, c, X = np.asarray(params["a"]), np.asarray(params["c"]), np.asarray(X, dtype=float)
     F = ACTIVATIONS[params["activation"]][0](X @ a.T / np.sqrt(X.shape[1]))
@@ -1117,8 +1122,18 @@ def ref_ntk_autograd_readout_only(model, X):
     return (F @ F.T).numpy()
 
 
+# %% tags=["rewrite"]
+# rewrite: the same readout-only kernel, from the first N columns of the tangent features
+def empirical_ntk(params, X):
+    n_readout = np.asarray(params["c"]).size
+    J = tangent_features(params, X)[:, :n_readout]
+    return np.einsum("ik,jk->ij", J, J)
+
+
 # %% tags=["wrong"]
 # wrong: deep MLP with the input factor 1/sqrt(d) in every layer instead of 1/sqrt(fan-in)
+# hint: Each layer of the MLP has its own fan-in factor 1/√(fan-in of that layer), not 1/√d of the input
+#   in every layer (conventions of Section 3.1).
 def ntk_autograd(model, X):
     import torch
     if "weights" in model:
@@ -1142,6 +1157,8 @@ def ntk_autograd(model, X):
 
 # %% tags=["wrong"]
 # wrong: infinite-width NTK with the step expectation (pi - theta)/pi and without the first-layer kernel factor
+# hint: In the infinite-width NTK (eq. (4.23)) the second term is K^(1)(x, x') E[φ'(u)φ'(v)], with the
+#   first-layer kernel as a factor; for ReLU, E[φ'(u)φ'(v)] = (π − θ)/(2π).
 def infinite_width_ntk(X, activation, sigma_w=1.0):
     X = np.asarray(X, dtype=float)
     K = sigma_w * X @ X.T / X.shape[1]
@@ -1156,6 +1173,8 @@ def infinite_width_ntk(X, activation, sigma_w=1.0):
 
 # %% tags=["wrong"]
 # wrong: elementwise exponential np.exp(-eta t Theta) instead of the matrix exponential, solve with Theta
+# hint: e^{−ηtΘ} in the lazy solution is a matrix exponential (scipy.linalg.expm, or through the
+#   eigen-decomposition of Θ), not the exponential of each entry (eq. (4.36), Exercise 4.3).
 def lazy_prediction(Theta_test_train, Theta_train, f0_test, f0_train, y, eta, t):
     Th = np.asarray(Theta_train, dtype=float)
     decay = np.zeros_like(Th) if np.isinf(t) else np.exp(-eta * t * Th)
@@ -1165,6 +1184,8 @@ def lazy_prediction(Theta_test_train, Theta_train, f0_test, f0_train, y, eta, t)
 
 # %% tags=["wrong"]
 # wrong: residual sign flipped (f0 + Theta Theta^-1 (...)(f0 - y)) and the learning rate dropped
+# hint: In the lazy solution f_t(x) = f_0(x) − Θ(x, X) Θ^{-1}(I − e^{−ηtΘ})(f_0(X) − y) the residual f_0
+#   − y is subtracted, and time always enters as ηt (eq. (4.36), Exercise 4.3).
 def lazy_prediction(Theta_test_train, Theta_train, f0_test, f0_train, y, eta, t):
     s, U = np.linalg.eigh(np.asarray(Theta_train, dtype=float))
     g = 1 / s if np.isinf(t) else -np.expm1(-t * s) / s

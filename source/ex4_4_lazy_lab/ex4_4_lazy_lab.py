@@ -1110,6 +1110,9 @@ def test_wide_network_is_linear(student):
 
 # %% tags=["wrong"]
 # wrong: the loss is the mean squared error (1/(2n)) sum (f - y)^2, so every gradient carries 1/n
+# hint: The loss of this lab is the unnormalized ½ Σ_μ (f(x^μ) − y^μ)², with no 1/n (Section 4.1 and the
+#   lab's conventions): a mean over the data rescales every gradient, and so the learning rate, by
+#   1/n.
 _train_right = train
 
 
@@ -1121,6 +1124,8 @@ def train(params, x, y, gamma, eta, steps, record_every):
 
 # %% tags=["wrong"]
 # wrong: sequential update, a_i is updated with the already-updated c_i
+# hint: Gradient descent moves all the parameters at once, along the gradient at the current θ: compute
+#   the gradients for a and for c before updating either (Section 4.1).
 def train(params, x, y, gamma, eta, steps, record_every):
     a = np.array(params["a"], dtype=float)
     c = np.array(params["c"], dtype=float)
@@ -1142,13 +1147,25 @@ def train(params, x, y, gamma, eta, steps, record_every):
 
 # %% tags=["wrong"]
 # wrong: forward always uses the fan-in prefactor 1/sqrt(N), whatever gamma
+# hint: The prefactor of eq. (4.40) is N^{−γ}: it equals 1/√N only at γ = ½ (the mean-field lab uses γ =
+#   1).
 def forward(params, x, gamma):
     a, c = np.asarray(params["a"], float), np.asarray(params["c"], float)
     return np.tanh(np.outer(np.asarray(x, float), a)) @ c / np.sqrt(a.size)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same 1/sqrt(N) prefactor for every gamma, written as a sum over neurons
+def forward(params, x, gamma):
+    a, c = np.asarray(params["a"], float), np.asarray(params["c"], float)
+    x = np.asarray(x, float)
+    return np.sum(c[None, :] * np.tanh(x[:, None] * a[None, :]), axis=1) * a.size ** -0.5
+
+
 # %% tags=["wrong"]
 # wrong: readout weights drawn with variance 1/N (mixing the fan-in prefactor into the initialization)
+# hint: All weights are of order one at initialization, a_i, c_i ~ N(0, 1) (eq. (4.40)): the 1/√N lives
+#   in the prefactor N^{−γ}, not in the initialization.
 def init_params(N, gamma, rng):
     rng = np.random.default_rng(rng)
     return {"a": rng.standard_normal(N), "c": rng.standard_normal(N) / np.sqrt(N)}
@@ -1156,6 +1173,8 @@ def init_params(N, gamma, rng):
 
 # %% tags=["wrong"]
 # wrong: Gauss-Hermite nodes for exp(-t^2) used as if they were N(0, 1) samples (a has variance 1/2)
+# hint: numpy's hermgauss integrates against e^{−t²}, the weight of N(0, ½): for a ~ N(0, 1) rescale the
+#   nodes by √2, or use hermegauss, whose weight is e^{−t²/2} (the tanh NNGP kernel, Section 3.4).
 def gp_kernel(x1, x2):
     t, w = np.polynomial.hermite.hermgauss(120)
     x1, x2 = np.broadcast_arrays(np.asarray(x1, float), np.asarray(x2, float))
@@ -1165,6 +1184,8 @@ def gp_kernel(x1, x2):
 
 # %% tags=["wrong"]
 # wrong: Gauss-Hermite with too few nodes (30): fine at small |x|, off where tanh(a x) is steep
+# hint: With few Gauss–Hermite nodes the kernel is accurate only for small |x|: tanh(a x) is steep when
+#   |x| is large, so use many more nodes or an adaptive integral (Section 3.4).
 def gp_kernel(x1, x2):
     t, w = np.polynomial.hermite_e.hermegauss(30)
     x1, x2 = np.broadcast_arrays(np.asarray(x1, float), np.asarray(x2, float))
@@ -1175,6 +1196,8 @@ def gp_kernel(x1, x2):
 
 # %% tags=["wrong"]
 # wrong: kernel drift not normalized by ||Theta_0||
+# hint: The kernel drift is relative, ||Θ_t − Θ_0|| / ||Θ_0|| (eqs. (4.30)–(4.31)): divide by the norm
+#   of the initial kernel.
 def kernel_drift(N, gamma, seed, eta=0.02, steps=40_000):
     x, y = lab_data()
     K = train(init_params(N, gamma, seed), x, y, gamma, eta, steps, max(steps, 1))["ntk"]
@@ -1183,6 +1206,8 @@ def kernel_drift(N, gamma, seed, eta=0.02, steps=40_000):
 
 # %% tags=["wrong"]
 # wrong: drift exponent fitted with log10 of the drift against the natural log of N
+# hint: A fitted exponent is a slope of log against log: use the same logarithm on both axes (Section
+#   4.3, eq. (4.31)).
 def drift_exponent(Ns, seeds, gamma=0.5, eta=0.02, steps=40_000):
     d = [np.mean([kernel_drift(int(N), gamma, int(s), eta, steps) for s in seeds]) for N in Ns]
     return float(np.polyfit(np.log(Ns), np.log10(d), 1)[0])
@@ -1190,6 +1215,9 @@ def drift_exponent(Ns, seeds, gamma=0.5, eta=0.02, steps=40_000):
 
 # %% tags=["wrong"]
 # wrong: eigenvalues in ascending order (numpy's eigh order) and singular values s_k instead of s_k^2
+# hint: residual_modes lists the eigenvalues of Θ_0 in decreasing order (numpy's eigh returns them in
+#   increasing order), and they are the eigenvalues s_k² themselves, not their square roots (eq.
+#   (4.35)).
 def residual_modes(ntk0, residuals):
     s2, U = np.linalg.eigh(np.asarray(ntk0, float))
     return np.sqrt(np.clip(s2, 0, None)), np.abs(np.atleast_2d(residuals) @ U)
@@ -1197,6 +1225,8 @@ def residual_modes(ntk0, residuals):
 
 # %% tags=["wrong"]
 # wrong: forgets Theta^{-1}: f_t = f_0 - Theta(x, X) (I - exp(-eta Theta t)) (f_0 - Y)
+# hint: The frozen-kernel prediction f_t(x) = f_0(x) − Θ(x, X) Θ^{-1}(I − e^{−ηtΘ})(f_0(X) − y) needs
+#   the inverse of the training kernel (eq. (4.36), Exercise 4.3).
 def frozen_kernel_prediction(params, x_train, y_train, x_test, gamma, eta, t):
     lam, V = np.linalg.eigh(ntk(params, x_train, gamma))
     d0 = forward(params, x_train, gamma) - y_train

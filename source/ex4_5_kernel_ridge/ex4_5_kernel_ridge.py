@@ -786,6 +786,8 @@ def test_effective_ridge(student):
 
 # %% tags=["wrong"]
 # wrong: ridge beta instead of 1/beta (K + beta I)
+# hint: β is an inverse temperature, so the ridge is its inverse: μ = K(K + β^{-1} I)^{-1} y (Ex
+#   4.5(a)); a large β means little noise and a mean that nearly interpolates.
 def posterior_mean(K, y, beta):
     K = np.asarray(K, dtype=float)
     return K @ np.linalg.solve(K + beta * np.eye(len(K)) if np.isfinite(beta) else K, np.asarray(y, dtype=float))
@@ -798,8 +800,19 @@ def posterior_predict(K_test_train, K_train, K_test_test, y, beta):
     return Ks @ np.linalg.solve(C, y), np.asarray(K_test_test) - Ks @ np.linalg.solve(C, Ks.T)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same ridge beta, through the eigen-decomposition of K
+def posterior_mean(K, y, beta):
+    K = np.asarray(K, dtype=float)
+    lam, U = np.linalg.eigh(K)
+    ridge = beta if np.isfinite(beta) else 0.0
+    return U @ (lam / (lam + ridge) * (U.T @ np.asarray(y, dtype=float)))
+
+
 # %% tags=["wrong"]
 # wrong: completing the square without the factor beta on the labels, mu = (K^-1 + beta I)^-1 y
+# hint: When you complete the square in the posterior, the labels carry the same factor β as the
+#   likelihood: μ = (K^{-1} + βI)^{-1} β y = K(K + β^{-1} I)^{-1} y (Ex 4.5(a)).
 def posterior_mean(K, y, beta):
     K = np.asarray(K, dtype=float)
     if np.isinf(beta):
@@ -809,6 +822,8 @@ def posterior_mean(K, y, beta):
 
 # %% tags=["wrong"]
 # wrong: predictive covariance of a noisy observation (adds 1/beta) instead of the latent function
+# hint: posterior_predict describes the network function itself (the latent f), whose posterior
+#   covariance has no extra noise term 1/β on the diagonal (Ex 4.5(d)).
 def posterior_predict(K_test_train, K_train, K_test_test, y, beta):
     Ks, K = np.asarray(K_test_train, dtype=float), np.asarray(K_train, dtype=float)
     C = K + np.eye(len(K)) / beta
@@ -819,6 +834,8 @@ def posterior_predict(K_test_train, K_train, K_test_test, y, beta):
 
 # %% tags=["wrong"]
 # wrong: the unlearned fractions 1/(1 + beta lambda) and exp(-eta t lambda) instead of the learned ones
+# hint: The filters are the learned fraction of each mode, βλ/(1 + βλ) for the posterior and 1 −
+#   e^{−ηtλ} for gradient flow (Ex 4.5(b,c)), not the fraction that stays unlearned.
 def mode_filter(eigenvalues, beta):
     return 1.0 / (1.0 + beta * np.asarray(eigenvalues, dtype=float))
 
@@ -829,6 +846,8 @@ def early_stopping_filter(eigenvalues, eta_t):
 
 # %% tags=["wrong"]
 # wrong: beta lambda / (1 + beta lambda) (nan at beta = inf) and 1 - exp(-x) (cancellation)
+# hint: Write the filters so that they hold at the ends: βλ/(1 + βλ) is nan at β = ∞ (its limit is 1),
+#   and 1 − e^{−x} loses its digits for small x (use −expm1(−x)) (Ex 4.5(b,c)).
 def mode_filter(eigenvalues, beta):
     lam = np.asarray(eigenvalues, dtype=float)
     return beta * lam / (1 + beta * lam)
@@ -840,6 +859,8 @@ def early_stopping_filter(eigenvalues, eta_t):
 
 # %% tags=["wrong"]
 # wrong: effective ridge as lambda exp(-eta t lambda) (dropping the denominator) and exp(x) - 1 with nan at 0
+# hint: The effective ridge λ/(e^{ηtλ} − 1) is 0/0 at λ = 0, where its limit is 1/(ηt), and loses digits
+#   when ηtλ is small: use expm1 and the limit (Ex 4.5(c), Ex B.5).
 def effective_ridge(eigenvalue, eta_t):
     lam = np.asarray(eigenvalue, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):

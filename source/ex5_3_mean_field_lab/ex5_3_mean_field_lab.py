@@ -1234,6 +1234,9 @@ def test_balancedness_conserved_by_relu_flow(student):
 
 # %% tags=["wrong"]
 # wrong: no learning-rate co-scaling (eta = dtau at every gamma), so the mean-field run barely moves
+# hint: The learning rate must be co-scaled with the width, as in the rescaled updates (5.15) and the
+#   dial (5.27), so that Δτ is a step of the same time τ at every γ: with η = Δτ the mean-field run
+#   (γ = 1) barely moves.
 _mf_train_right = mf_train
 
 
@@ -1245,6 +1248,8 @@ def mf_train(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activat
 
 # %% tags=["wrong"]
 # wrong: sequential update, a_i is updated with the already-updated c_i
+# hint: Gradient descent moves all the parameters at once, along the gradient at the current θ: compute
+#   the gradients for a and for c before updating either (eq. (5.15)).
 def mf_train(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activation="tanh", params0=None):
     x, y0 = lab_data()
     y = y0 if y is None else np.asarray(y, float)
@@ -1268,12 +1273,16 @@ def mf_train(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activat
 
 # %% tags=["wrong"]
 # wrong: init_output_scale returns the variance of f_0 instead of its standard deviation
+# hint: init_output_scale is the standard deviation of f_0(x) over initializations (Section 5.2.1), not
+#   its variance.
 def init_output_scale(N, gamma, seeds, x=1.0):
     return float(np.var([network(init_neurons(N, int(s)), np.array([x]), gamma)[0] for s in seeds], ddof=1))
 
 
 # %% tags=["wrong"]
 # wrong: kernel drift normalized by the final kernel instead of the initial one
+# hint: The kernel drift is measured relative to the initial kernel, ||Θ_τ − Θ_0|| / ||Θ_0|| (Sections
+#   5.3–5.4).
 def kernel_drift_dial(N, gamma, seed, tau=20.0, dtau=0.02):
     K = mf_train(N, int(round(tau / dtau)), dtau, seed, gamma)["ntk"]
     return float(np.linalg.norm(K[-1] - K[0]) / np.linalg.norm(K[-1]))
@@ -1281,6 +1290,8 @@ def kernel_drift_dial(N, gamma, seed, tau=20.0, dtau=0.02):
 
 # %% tags=["wrong"]
 # wrong: exponents fitted with log10 of the values against the natural log of N
+# hint: A fitted exponent is the slope of log against log: use the same logarithm on both axes (Section
+#   5.4, Exercise 5.4).
 def dial_exponents(gammas, Ns, init_seeds=tuple(range(200)), drift_seeds=(0, 1, 2), tau=0.2, dtau=0.01, x=1.0):
     ie = [np.polyfit(np.log(Ns), np.log10([init_output_scale(int(N), g, list(init_seeds), x) for N in Ns]), 1)[0]
           for g in gammas]
@@ -1291,8 +1302,17 @@ def dial_exponents(gammas, Ns, init_seeds=tuple(range(200)), drift_seeds=(0, 1, 
 
 # %% tags=["wrong"]
 # wrong: balancedness with the opposite sign, |a|^2 - c^2
+# hint: Balancedness is c_i² − a_i², the quantity that gradient flow conserves (Exercise 5.2(b)): check
+#   the order of the two terms.
 def balancedness(params):
     return np.asarray(params["a"], float) ** 2 - np.asarray(params["c"], float) ** 2
+
+
+# %% tags=["rewrite"]
+# rewrite: the same opposite sign, factored as (a - c)(a + c)
+def balancedness(params):
+    a, c = np.asarray(params["a"], float), np.asarray(params["c"], float)
+    return (a - c) * (a + c)
 
 
 # %% tags=["alternative"]

@@ -794,6 +794,8 @@ def test_fdt_holds_on_your_measurements(student):
 
 # %% tags=["wrong"]
 # wrong: noise sqrt(2 D dt) per step (reads D as a diffusion constant, <xi xi> = 2 D delta)
+# hint: In these notes D is the strength of the noise correlator, ⟨ξ(t)ξ(t')⟩ = D δ(t − t') (eq. (1)),
+#   not a diffusion constant: the Euler–Maruyama noise per step is √(D Δt) z (eq. (2)).
 def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
     rng = np.random.default_rng(rng)
     x = np.empty((steps + 1, n_paths))
@@ -805,6 +807,8 @@ def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
 
 # %% tags=["wrong"]
 # wrong: D used as the standard deviation of the noise (D sqrt(dt) instead of sqrt(D dt))
+# hint: The noise increment of eq. (2) is √(D Δt) z: D is a variance per unit time, so it goes under the
+#   square root together with Δt.
 def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
     rng = np.random.default_rng(rng)
     x = np.empty((steps + 1, n_paths))
@@ -816,6 +820,8 @@ def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
 
 # %% tags=["wrong"]
 # wrong: stationary variance D/k (missing the 2) in the closed form and in the starting law
+# hint: The stationary variance of the OU process is C(0) = D/(2k) (Exercise 6.1(b)): the 2 comes from
+#   the convention ⟨ξξ⟩ = D δ. Draw the starting points from that law too.
 def ou_correlation(tau, k, D):
     return D / k * np.exp(-k * np.abs(np.asarray(tau, dtype=float)))
 
@@ -831,12 +837,15 @@ def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
 
 # %% tags=["wrong"]
 # wrong: response not causal, exp(-k |tau|) for all tau
+# hint: The response is causal: R(τ) = e^{−kτ} for τ ≥ 0 and 0 for τ < 0 (Exercise 6.1(b)).
 def ou_response(tau, k):
     return np.exp(-k * np.abs(np.asarray(tau, dtype=float)))
 
 
 # %% tags=["wrong"]
 # wrong: correlation normalized by the record length S + 1 at every lag (np.correlate-style bias)
+# hint: At lag j a record of S + 1 points holds only S + 1 − j pairs (x_i, x_{i+j}): average over those
+#   pairs; dividing by the full length biases C towards 0 at large lags.
 def empirical_correlation(paths, max_lag):
     x = np.asarray(paths, dtype=float)
     if x.ndim == 1:
@@ -846,6 +855,8 @@ def empirical_correlation(paths, max_lag):
 
 # %% tags=["wrong"]
 # wrong: response not divided by dt (shift per unit field, not per unit impulse)
+# hint: A field h applied during one step Δt is an impulse h Δt: divide the average shift by h Δt to get
+#   the response per unit impulse R(τ) (Section 6.1).
 _empirical_response_right = empirical_response
 
 
@@ -855,6 +866,8 @@ def empirical_response(k, D, dt, h, steps, n_paths, rng):
 
 # %% tags=["wrong"]
 # wrong: the kick acts at equal time (R_hat[j] = shift of x[j+1]), one step off
+# hint: R̂[j] belongs to the time jΔt after the kick is switched on, and R̂[0] = 0 because in the Itô
+#   discretization the kick has not acted yet (Section 6.1): check the alignment of your lags.
 _empirical_response_right2 = empirical_response
 
 
@@ -865,13 +878,24 @@ def empirical_response(k, D, dt, h, steps, n_paths, rng):
 
 # %% tags=["wrong"]
 # wrong: FDT residual with T = D instead of D/2
+# hint: The temperature in the fluctuation–dissipation theorem is T = D/2 (with ⟨ξξ⟩ = D δ): the
+#   residual is (D/2) R(τ) + ∂_τ C(τ) (Exercise 6.1(c)).
 def fdt_residual(C, R, dt, D):
     C, R = np.asarray(C, dtype=float), np.asarray(R, dtype=float)
     return D * R[1:-1] + (C[2:] - C[:-2]) / (2.0 * dt)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same T = D, with np.gradient for the centred derivative of C
+def fdt_residual(C, R, dt, D):
+    C, R = np.asarray(C, dtype=float), np.asarray(R, dtype=float)
+    return (D * R + np.gradient(C, dt))[1:-1]
+
+
 # %% tags=["wrong"]
 # wrong: forward difference for dC/dtau, and the residual indexed from j = 0
+# hint: Use the centred difference (C[j+1] − C[j−1])/(2Δt) for ∂_τ C and pair it with R[j] at the same
+#   lag j ≥ 1 (Exercise 6.1(c)).
 def fdt_residual(C, R, dt, D):
     C, R = np.asarray(C, dtype=float), np.asarray(R, dtype=float)
     return 0.5 * D * R[:-2] + (C[1:-1] - C[:-2]) / dt

@@ -942,6 +942,8 @@ def test_relaxation_time(student):
 
 # %% tags=["wrong"]
 # wrong: labels without the 1/sqrt(P) of the model (y = X w* + eps)
+# hint: The teacher has the normalization of the student: y = X w*/√P + ε (Section 6.2), so that every
+#   label has variance r + D.
 def make_teacher_student(P, nu, r, D, sigma0, rng):
     rng = np.random.default_rng(rng)
     n = int(round(P / nu))
@@ -954,6 +956,8 @@ def make_teacher_student(P, nu, r, D, sigma0, rng):
 
 # %% tags=["wrong"]
 # wrong: r and D used as standard deviations instead of variances
+# hint: r and D are variances, of the teacher weights and of the label noise: draw w* with standard
+#   deviation √r and the noise with √D (Section 6.2).
 def make_teacher_student(P, nu, r, D, sigma0, rng):
     rng = np.random.default_rng(rng)
     n = int(round(P / nu))
@@ -966,6 +970,8 @@ def make_teacher_student(P, nu, r, D, sigma0, rng):
 
 # %% tags=["wrong"]
 # wrong: gradient of the mean loss (extra 1/n) and test error without the label noise D
+# hint: Gradient descent runs on ½ Σ_μ (residual)², with no 1/n, and the test error includes the label
+#   noise of a fresh example, ε_g = |ŵ − w*|²/P + D (Section 6.2).
 def gd_train(data, eta, steps, record_every=1):
     X, y, ws = np.asarray(data["X"]), np.asarray(data["y"]), np.asarray(data["w_star"])
     w = np.array(data["w0"], dtype=float)
@@ -984,6 +990,8 @@ def gd_train(data, eta, steps, record_every=1):
 
 # %% tags=["wrong"]
 # wrong: the end point forgets the initialization (minimum-norm solution from w = 0)
+# hint: Gradient descent never moves w in the null space of X: the end point keeps the null-space part
+#   of w0, w_∞ = w0 + √P X⁺(y − X w0/√P) (Section 6.2), not the minimum-norm solution from 0.
 def gd_limit(data):
     X, y = np.asarray(data["X"]), np.asarray(data["y"])
     P = X.shape[1]
@@ -994,6 +1002,8 @@ def gd_limit(data):
 
 # %% tags=["wrong"]
 # wrong: over-parametrized branch without the initialization variance (min-norm formula r(1 - 1/nu))
+# hint: Above ν = 1 the part of w0 in the null space of X is never learned and stays in the error: the
+#   over-parametrized branch contains (1 − 1/ν)(σ0² + r), not only r (eqs. (6.18)–(6.19)).
 def asymptotic_test_error(nu, r, D, sigma0):
     nu = np.asarray(nu, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1002,12 +1012,16 @@ def asymptotic_test_error(nu, r, D, sigma0):
 
 # %% tags=["wrong"]
 # wrong: training error D (1 - nu) on both sides (negative above nu = 1)
+# hint: Above ν = 1 the model interpolates the training data, so the asymptotic training error vanishes
+#   there; D(1 − ν) holds for ν < 1 only (Section 6.2.2).
 def asymptotic_train_error(nu, D):
     return D * (1.0 - np.asarray(nu, dtype=float))
 
 
 # %% tags=["wrong"]
 # wrong: separation as a ratio of norms, not of squared norms
+# hint: The clone separation is a ratio of squared distances, |w_a − w_b|² / |w_a(0) − w_b(0)|² (Section
+#   6.2), not of distances.
 _clone_right = clone_separation
 
 
@@ -1018,6 +1032,8 @@ def clone_separation(nu, P, eta, steps, rng, record_every=1, delta=1e-3):
 
 # %% tags=["wrong"]
 # wrong: the two clones see different data sets (separation never decays)
+# hint: The two clones are trained on the same data set and differ only by a small perturbation of the
+#   initial weights (Section 6.2): generate the data once.
 def clone_separation(nu, P, eta, steps, rng, record_every=1, delta=1e-3):
     rng = np.random.default_rng(rng)
     a = make_teacher_student(P, nu, 1.0, 0.1, 1.0, rng)
@@ -1037,10 +1053,20 @@ def clone_separation(nu, P, eta, steps, rng, record_every=1, delta=1e-3):
 
 # %% tags=["wrong"]
 # wrong: relaxation time from the MP edge of X^T X / n instead of X^T X / P (missing factor nu)
+# hint: The slowest rate is the lower Marchenko–Pastur edge of X^T X/P (the gradient carries 1/√P
+#   twice), (1 − √ν)²/ν, not the edge of X^T X/n (Section 6.2).
 def relaxation_time(nu):
     nu = np.asarray(nu, dtype=float)
     with np.errstate(divide="ignore"):
         return 1.0 / (1.0 - np.sqrt(nu)) ** 2
+
+
+# %% tags=["rewrite"]
+# rewrite: the same edge of X^T X / n, written as the square of 1 / (1 - sqrt(nu))
+def relaxation_time(nu):
+    nu = np.asarray(nu, dtype=float)
+    with np.errstate(divide="ignore"):
+        return (1.0 / (1.0 - np.sqrt(nu))) ** 2
 
 
 # %% tags=["alternative"]

@@ -645,12 +645,23 @@ def test_self_consistent_point_lost(student):
 
 # %% tags=["wrong"]
 # wrong: variance D / (-f'(x0)) (missing the factor 2 of the OU variance)
+# hint: The linearized dynamics is an OU process with k = −f'(x0), whose variance is D/(2k) =
+#   D/(−2f'(x0)): the 2 comes from ⟨ξξ⟩ = D δ (Exercise 6.1, Exercise 6.3(a)).
 def linearized_variance(fprime, D):
     return np.asarray(D, dtype=float) / (-np.asarray(fprime, dtype=float))
 
 
+# %% tags=["rewrite"]
+# rewrite: the same missing 2, written with the relaxation rate -f' and a negative power
+def linearized_variance(fprime, D):
+    rate = -np.asarray(fprime, dtype=float)
+    return D * rate ** -1.0
+
+
 # %% tags=["wrong"]
 # wrong: mean shift with the opposite sign (f'' D / (4 f'^2) read as -(1/2)(f''/f') D/(2 f'))
+# hint: Average the Taylor expansion of the drift around x0: 0 = f'(x0) δ + ½ f''(x0) σ², so δ =
+#   −f''σ²/(2f'); with f' < 0 and σ² > 0, check the sign of your result (Exercise 6.3(b)).
 def mean_shift(f1, f2, D):
     f1, f2 = np.asarray(f1, dtype=float), np.asarray(f2, dtype=float)
     return -f2 * np.asarray(D, dtype=float) / (4.0 * f1**2)
@@ -658,6 +669,8 @@ def mean_shift(f1, f2, D):
 
 # %% tags=["wrong"]
 # wrong: mean shift without the 1/2 of the Taylor expansion
+# hint: The second-order term of the Taylor expansion is ½ f''(x0)(x − x0)²: keep the ½ when you average
+#   it (Exercise 6.3(b)).
 def mean_shift(f1, f2, D):
     f1, f2 = np.asarray(f1, dtype=float), np.asarray(f2, dtype=float)
     return f2 * np.asarray(D, dtype=float) / (2.0 * f1**2)
@@ -665,6 +678,8 @@ def mean_shift(f1, f2, D):
 
 # %% tags=["wrong"]
 # wrong: Boltzmann weight exp(U/D) instead of exp(2U/D) (temperature D instead of D/2)
+# hint: The stationary density of dx = f dt + √D dW is proportional to e^{2U(x)/D} with U' = f: the
+#   temperature is D/2, not D (Section 6.1).
 def stationary_moments(f, D):
     U = P.polyint(np.asarray(f, dtype=float))
     xs = np.linspace(-10, 10, 400001)
@@ -676,6 +691,9 @@ def stationary_moments(f, D):
 
 # %% tags=["wrong"]
 # wrong: not self-consistent: variance frozen at f'(x0) while solving for x* (one step of the repair)
+# hint: Self-consistency means that the variance is evaluated at the point being solved for, σ² =
+#   D/(−2f'(x*)), together with f(x*) + ½ f''(x*) σ² = 0, not frozen at x0 (Section 6.3.1, Exercise
+#   6.3(c)).
 def self_consistent_point(f, fp, fpp, D, x0):
     f = np.asarray(f, dtype=float)
     fp = P.polyder(f) if fp is None else np.asarray(fp, dtype=float)
@@ -693,6 +711,9 @@ def self_consistent_point(f, fp, fpp, D, x0):
 
 # %% tags=["wrong"]
 # wrong: Newton from x0 on the effective drift without checking f' < 0 (returns a spurious root when the branch is lost)
+# hint: A root of the effective drift is a self-consistent point only where f'(x*) < 0, so that the
+#   variance is positive: when no such root is left the branch is lost, and the answer is (nan, nan)
+#   (Exercise 6.3(c)).
 def self_consistent_point(f, fp, fpp, D, x0):
     f = np.asarray(f, dtype=float)
     fp = P.polyder(f) if fp is None else np.asarray(fp, dtype=float)

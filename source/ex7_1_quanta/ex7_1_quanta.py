@@ -814,6 +814,8 @@ def test_simulate_exponent(student):
 
 # %% tags=["wrong"]
 # wrong: frequencies proportional to k^-alpha (the Zipf exponent taken as the frequency decay)
+# hint: In the quanta model the use frequencies are p_k ∝ k^{−(α+1)} (QH3, eq. (7.7)): α is the exponent
+#   of the loss, one less than the exponent of the frequencies.
 def zipf_probs(n_quanta, alpha):
     k = np.arange(1, int(n_quanta) + 1, dtype=float)
     return k ** -alpha / np.sum(k ** -alpha)
@@ -831,6 +833,8 @@ def quanta_loss(m, alpha, delta, n_quanta):
 
 # %% tags=["wrong"]
 # wrong: off by one, the tail includes the last learned quantum (sum over k >= m)
+# hint: With the first m quanta learned, the loss is δ times the total frequency of the quanta k ≥ m + 1
+#   (eq. (7.8)): quantum m itself is learned and not in the tail.
 def quanta_loss(m, alpha, delta, n_quanta):
     m = np.asarray(m)
     s = alpha + 1.0
@@ -844,18 +848,24 @@ def quanta_loss(m, alpha, delta, n_quanta):
 
 # %% tags=["wrong"]
 # wrong: the step exponent taken equal to the parameter exponent (steps treated like capacity)
+# hint: Training steps act like data, not like parameters: with fresh batches a quantum is learned once
+#   it has been used τ times, so the step law has the exponent of the data law (Exercise 7.1(d)).
 def exponents(alpha):
     return {"alpha_P": alpha, "alpha_n": alpha / (alpha + 1.0), "alpha_S": alpha}
 
 
 # %% tags=["wrong"]
 # wrong: exponent 1/(alpha+1) for the data law (the exponent of k_max(n), not of the loss)
+# hint: 1/(α + 1) is the exponent of the number of learned quanta, m(n) ∝ n^{1/(α+1)}; the loss decays
+#   like m^{−α}, which gives the data exponent of the loss (Exercise 7.1(c)).
 def exponents(alpha):
     return {"alpha_P": alpha, "alpha_n": 1.0 / (alpha + 1.0), "alpha_S": 1.0 / (alpha + 1.0)}
 
 
 # %% tags=["wrong"]
 # wrong: log10 for the fit but exp() for the prefactor
+# hint: Use one logarithm throughout: a fit in log10 gives the prefactor as 10^intercept, a fit in the
+#   natural log as e^intercept.
 def fit_power_law(x, y):
     slope, intercept = np.polyfit(np.log10(x), np.log10(y), 1)
     return float(-slope), float(np.exp(intercept))
@@ -863,13 +873,26 @@ def fit_power_law(x, y):
 
 # %% tags=["wrong"]
 # wrong: the sign convention flipped (returns the slope, negative for a decaying law)
+# hint: fit_power_law returns the exponent of y ≈ A x^{−exponent}, positive for a decaying law: the
+#   negative of the fitted log-log slope.
 def fit_power_law(x, y):
     slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
     return float(slope), float(np.exp(intercept))
 
 
+# %% tags=["rewrite"]
+# rewrite: the same flipped sign, with a least-squares solve in log-log coordinates
+def fit_power_law(x, y):
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    A = np.stack([lx, np.ones_like(lx)], axis=1)
+    (slope, intercept), *_ = np.linalg.lstsq(A, ly, rcond=None)
+    return float(slope), float(np.exp(intercept))
+
+
 # %% tags=["wrong"]
 # wrong: threshold n k^-(alpha+1) >= tau, forgetting the normalization zeta(alpha+1)
+# hint: p_k is normalized, p_k = k^{−(α+1)}/ζ(α + 1) (eq. (7.7)): the condition n p_k ≥ τ includes the
+#   normalization (Exercise 7.1(c)).
 def learned_quanta(n, alpha, tau, n_quanta=None):
     m = np.floor((np.asarray(n, dtype=float) / tau) ** (1.0 / (alpha + 1.0))).astype(np.int64)
     if n_quanta is not None:
@@ -879,6 +902,8 @@ def learned_quanta(n, alpha, tau, n_quanta=None):
 
 # %% tags=["wrong"]
 # wrong: strict inequality, a quantum needs more than tau uses (c_k > tau)
+# hint: A quantum counts as learned once it has been used at least τ times, c_k ≥ τ (Exercise 7.1(c)):
+#   the inequality is not strict.
 def simulate_data_limited(n, alpha, tau, delta, seed):
     rng = np.random.default_rng(seed)
     k, counts = np.unique(rng.zipf(alpha + 1.0, size=int(n)), return_counts=True)
@@ -888,6 +913,8 @@ def simulate_data_limited(n, alpha, tau, delta, seed):
 
 # %% tags=["wrong"]
 # wrong: the loss of the learned quanta returned instead of the unlearned ones
+# hint: The loss comes from the quanta not yet learned: δ times the total frequency of the unlearned
+#   quanta (eq. (7.8)), not of the learned ones.
 def simulate_data_limited(n, alpha, tau, delta, seed):
     rng = np.random.default_rng(seed)
     k, counts = np.unique(rng.zipf(alpha + 1.0, size=int(n)), return_counts=True)

@@ -808,6 +808,9 @@ def test_krr_mean(student):
 
 # %% tags=["wrong"]
 # wrong: the error (not its square) in the MSE: alpha_P = 2/d for MSE and 1/d for MAE
+# hint: The test loss is a mean squared error: a piecewise-linear fit has errors of order s², with the
+#   cell size s ∝ P^{−1/d}, and the MSE squares those errors (eq. (7.9), Exercise 7.2(a)); the MAE
+#   does not.
 def manifold_exponent(d, loss="mse"):
     return {"mse": 2.0, "mae": 1.0}[loss] / d
 
@@ -816,8 +819,17 @@ def manifold_dimension(alpha_P, loss="mse"):
     return {"mse": 2.0, "mae": 1.0}[loss] / alpha_P
 
 
+# %% tags=["rewrite"]
+# rewrite: the same unsquared error, with the power of the cell size written out
+def manifold_exponent(d, loss="mse"):
+    power = 2.0 if loss == "mse" else 1.0
+    return float(power * float(d) ** -1.0)
+
+
 # %% tags=["wrong"]
 # wrong: the filter is applied once instead of squared, sum (1 - filter) y_k^2
+# hint: Each mode contributes (1 − filter)² y_k² to the test MSE: the unlearned part of the mode's
+#   coefficient, squared (eq. (7.10), the mode filter of Section 4.6).
 def spectral_learning_curve(n, a, b, beta, n_modes):
     k = np.arange(1, int(n_modes) + 1, dtype=float)
     n_arr = np.asarray(n, dtype=float)
@@ -827,6 +839,8 @@ def spectral_learning_curve(n, a, b, beta, n_modes):
 
 # %% tags=["wrong"]
 # wrong: threshold lambda_k ~ 1/beta without the factor n (filter 1/(1 + beta lambda_k / n))
+# hint: With n samples the ridge per sample is (nβ)^{−1} (conventions of this exercise): the filter is
+#   nβλ_k/(1 + nβλ_k), so the modes with λ_k above about 1/(nβ) are learned (eq. (7.10)).
 def spectral_learning_curve(n, a, b, beta, n_modes):
     k = np.arange(1, int(n_modes) + 1, dtype=float)
     n_arr = np.asarray(n, dtype=float)
@@ -838,12 +852,16 @@ def spectral_learning_curve(n, a, b, beta, n_modes):
 
 # %% tags=["wrong"]
 # wrong: exponent b/a (the tail sum taken as k*^-b instead of k*^(1-b))
+# hint: The error is the tail sum Σ_{k > k*} k^{−b} ∝ k*^{1−b}, with k* ∝ n^{1/a}: the tail counts many
+#   modes, not only the size of the last learned one (eq. (7.11)).
 def spectral_exponent(a, b):
     return b / a
 
 
 # %% tags=["wrong"]
 # wrong: measured_exponent returns the fitted slope itself (negative)
+# hint: measured_exponent returns α_n of L ∝ n^{−α_n}, positive for a decaying learning curve: the
+#   negative of the fitted log-log slope.
 def measured_exponent(a, b, ns, beta=1.0, n_modes=10**6):
     ns = np.asarray(ns, dtype=float)
     return float(np.polyfit(np.log(ns), np.log(spectral_learning_curve(ns, a, b, beta, n_modes)), 1)[0])
@@ -851,6 +869,8 @@ def measured_exponent(a, b, ns, beta=1.0, n_modes=10**6):
 
 # %% tags=["wrong"]
 # wrong: ridge beta instead of 1/beta
+# hint: β is an inverse temperature, so the ridge of kernel ridge regression is 1/β (conventions of this
+#   exercise, Section 4.6).
 def krr_test_error(n, a, b, beta, n_modes, seed):
     rng = np.random.default_rng(seed)
     k = np.arange(1, int(n_modes) + 1, dtype=float)
@@ -862,6 +882,8 @@ def krr_test_error(n, a, b, beta, n_modes, seed):
 
 # %% tags=["wrong"]
 # wrong: compares the weight vector w with the target coefficients (forgets mu_k = sqrt(lambda_k) w_k)
+# hint: The learned function's coefficient on mode k is μ_k = √λ_k w_k: compare those with the target's
+#   coefficients, not the weights w themselves (Exercise 7.3).
 def krr_test_error(n, a, b, beta, n_modes, seed):
     rng = np.random.default_rng(seed)
     k = np.arange(1, int(n_modes) + 1, dtype=float)
@@ -873,6 +895,8 @@ def krr_test_error(n, a, b, beta, n_modes, seed):
 
 # %% tags=["wrong"]
 # wrong: inputs drawn with variance lambda_k^2 (standard deviation taken as k^-a)
+# hint: The features have variance λ_k = k^{−a}, so their standard deviation is √λ_k = k^{−a/2}
+#   (Exercise 7.3).
 def krr_test_error(n, a, b, beta, n_modes, seed):
     rng = np.random.default_rng(seed)
     k = np.arange(1, int(n_modes) + 1, dtype=float)

@@ -692,6 +692,9 @@ def test_fit_noisy_objective(student):
 
 # %% tags=["wrong"]
 # wrong: allocation exponents swapped (P_opt grows as C^(alpha/(alpha+beta)))
+# hint: Minimizing A P^{−α} + B n^{−β} at fixed compute C = 6Pn, the parameter count grows as
+#   C^{β/(α+β)} and the data as C^{α/(α+β)} (eq. (7.3) for the law (7.5)): the exponent of P carries
+#   β.
 def compute_optimal_allocation(C, E, A, B, alpha, beta):
     C = np.asarray(C, dtype=float)
     G = (alpha * A / (beta * B)) ** (1.0 / (alpha + beta))
@@ -707,6 +710,8 @@ def allocation_exponents(alpha, beta):
 
 # %% tags=["wrong"]
 # wrong: budget C = P n (the factor 6 FLOPs per parameter and token forgotten)
+# hint: The training budget is C = 6 P n FLOPs, six per parameter and token (Section 7.1): keep the 6
+#   when you solve for n.
 def compute_optimal_allocation(C, E, A, B, alpha, beta):
     C = np.asarray(C, dtype=float)
     G = (alpha * A / (beta * B)) ** (1.0 / (alpha + beta))
@@ -723,6 +728,8 @@ def tokens_per_parameter(C, A, B, alpha, beta):
 
 # %% tags=["wrong"]
 # wrong: balance condition without the exponents, A P^-alpha = B n^-beta
+# hint: At the optimum the marginal gains balance, α A P^{−α} = β B n^{−β} (the derivative of the loss
+#   at fixed C vanishes, eq. (7.3)): the exponents appear as prefactors.
 def compute_optimal_allocation(C, E, A, B, alpha, beta):
     C = np.asarray(C, dtype=float)
     G = (A / B) ** (1.0 / (alpha + beta))
@@ -734,19 +741,31 @@ def compute_optimal_allocation(C, E, A, B, alpha, beta):
 
 # %% tags=["wrong"]
 # wrong: alpha_C from the P-term with the allocation exponent of n (alpha_P^2 / (alpha_P + alpha_n))
+# hint: The compute exponent follows from L ∝ P^{−α_P} along the optimal path, where P ∝
+#   C^{α_n/(α_P+α_n)}: α_C = α_P α_n/(α_P + α_n), the harmonic rule of Section 7.1.
 def alpha_C(alpha_P, alpha_n):
     return alpha_P * alpha_P / (alpha_P + alpha_n)
 
 
 # %% tags=["wrong"]
 # wrong: tokens per parameter inverted (P / n)
+# hint: tokens_per_parameter is n_opt/P_opt, training tokens per parameter, not its inverse.
 def tokens_per_parameter(C, A, B, alpha, beta):
     G = (alpha * A / (beta * B)) ** (1.0 / (alpha + beta))
     return G ** 2.0 * (np.asarray(C, dtype=float) / 6.0) ** ((beta - alpha) / (alpha + beta))
 
 
+# %% tags=["rewrite"]
+# rewrite: the same inverted ratio, taken from the optimal allocation as P / n
+def tokens_per_parameter(C, A, B, alpha, beta):
+    P, n, _ = compute_optimal_allocation(C, 0.0, A, B, alpha, beta)
+    return P / n
+
+
 # %% tags=["wrong"]
 # wrong: implied alpha_n from the formula without checking the sign (negative exponent for math)
+# hint: Inverting the harmonic rule gives α_n = α_P α_C/(α_P − α_C), a valid (positive) exponent only
+#   when α_C < α_P; otherwise no positive α_n fits and the answer is nan.
 def implied_alpha_n(alpha_P, alpha_C):
     aP, aC = np.asarray(alpha_P, dtype=float), np.asarray(alpha_C, dtype=float)
     with np.errstate(divide="ignore"):
@@ -755,6 +774,8 @@ def implied_alpha_n(alpha_P, alpha_C):
 
 # %% tags=["wrong"]
 # wrong: fits the law without the irreducible term E
+# hint: The law (7.5) has an irreducible term, L = E + A P^{−α} + B n^{−β}: fit E as well, or the
+#   exponents absorb it.
 def fit_joint_law(P, n, L):
     P, n, L = (np.asarray(v, dtype=float).ravel() for v in (P, n, L))
 
@@ -767,6 +788,8 @@ def fit_joint_law(P, n, L):
 
 # %% tags=["wrong"]
 # wrong: least squares on L itself instead of log L, from a single generic start
+# hint: Fit log L rather than L (the losses span a wide range, and residuals in L are dominated by the
+#   worst runs), and start from several points: the fit of (7.5) has local minima (Section 7.1).
 def fit_joint_law(P, n, L):
     P, n, L = (np.asarray(v, dtype=float).ravel() for v in (P, n, L))
 

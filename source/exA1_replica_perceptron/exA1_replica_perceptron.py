@@ -1041,6 +1041,8 @@ def test_quenched_critical_load(student):
 
 # %% tags=["wrong"]
 # wrong: orthant probability without the mirror event (all replicas and teacher negative), factor 2 missing
+# hint: All Q replicas agree with the teacher on an example in two mirror ways, all fields positive or
+#   all negative: the orthant probability counts both halves (Appendix A.2, Exercise A.1(b)).
 _orthant_right = orthant_probability
 
 
@@ -1048,8 +1050,21 @@ def orthant_probability(q, R, Q):
     return 0.5 * _orthant_right(q, R, Q)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same single orthant, integrated directly with H(-x) = ndtr(x) and no factor 2
+def orthant_probability(q, R, Q):
+    q, R, Q = float(q), float(R), float(Q)
+    a = R / np.sqrt(q - R * R)
+    g = np.sqrt(q / (1.0 - q))
+    f = lambda t: special.ndtr(a * t) * special.ndtr(g * t) ** Q * np.exp(-t * t / 2) / np.sqrt(2 * np.pi)
+    return float(sum(integrate.quad(f, lo, hi, epsabs=1e-13, epsrel=1e-11, limit=200)[0]
+                     for lo, hi in [(-np.inf, 0.0), (0.0, np.inf)]))
+
+
 # %% tags=["wrong"]
 # wrong: conjugate-field equation without the teacher's field, q = int Dz tanh^2(sqrt(qhat) z) (Gardner's equation)
+# hint: On the line q = R the q̂ equation keeps the teacher's field: q = ∫Dz tanh(√q̂ z + q̂) (Exercise
+#   A.1(d)); ∫Dz tanh²(√q̂ z) = q is Gardner's equation for random labels.
 def conjugate_field(q):
     q_arr = np.asarray(q, dtype=float)
     out = np.zeros(q_arr.shape)
@@ -1062,6 +1077,8 @@ def conjugate_field(q):
 
 # %% tags=["wrong"]
 # wrong: entropic term -qhat (1 - q)/2 + ..., the conjugate term -Rhat R dropped when setting R = q
+# hint: Setting R = q does not remove the conjugate term −R̂R: with R̂ = q̂ it turns −q̂(1 − q)/2 into
+#   −q̂(1 + q)/2 in the entropic term s_0(q) (Exercise A.1(d)).
 def rs_entropic_term(q):
     q_arr = np.asarray(q, dtype=float)
     out = np.zeros(q_arr.shape)
@@ -1074,6 +1091,8 @@ def rs_entropic_term(q):
 
 # %% tags=["wrong"]
 # wrong: energetic term int Dt H log H without the factor 2 (only one of the two orthants)
+# hint: The energetic term is G_E = 2∫Dt H(γt) log H(γt): the factor 2 counts the two mirror orthants,
+#   as in the orthant probability (Exercise A.1(b),(e)).
 _energetic_right = rs_energetic_term
 
 
@@ -1083,6 +1102,9 @@ def rs_energetic_term(q):
 
 # %% tags=["wrong"]
 # wrong: energetic term by plain Gauss-Hermite on the original integrand (inaccurate once the bump is narrow)
+# hint: As q → 1 the integrand of G_E becomes a narrow bump that a fixed Gauss–Hermite rule misses:
+#   change variables to a smooth integrand (the docstring gives one) or integrate adaptively
+#   (Exercise A.1(e)).
 def rs_energetic_term(q):
     q_arr = np.clip(np.asarray(q, dtype=float), 0.0, 1.0 - 1e-300)
     gam = np.sqrt(q_arr / (1 - q_arr))[..., None]
@@ -1093,6 +1115,8 @@ def rs_energetic_term(q):
 
 # %% tags=["wrong"]
 # wrong: gamma = q / (1 - q) instead of sqrt(q / (1 - q)) in the energetic term
+# hint: In the energetic term γ = √(q/(1 − q)), with the square root: it is a ratio of standard
+#   deviations of the two Gaussian fields (Exercise A.1(e)).
 def rs_energetic_term(q):
     q_arr = np.asarray(q, dtype=float)
     out = np.zeros(q_arr.shape)
@@ -1106,6 +1130,8 @@ def rs_energetic_term(q):
 
 # %% tags=["wrong"]
 # wrong: rs_saddle_points returns only the interior maximum, not the barrier
+# hint: rs_saddle_points returns all the stationary points of s_RS(·, α) in (0, 1): below the spinodal
+#   both the interior maximum and the barrier closer to q = 1 (Exercise A.1(f)).
 _saddle_right = rs_saddle_points
 
 
@@ -1115,6 +1141,9 @@ def rs_saddle_points(alpha):
 
 # %% tags=["wrong"]
 # wrong: critical load taken at the spinodal, where the interior solution disappears
+# hint: The quenched α_c is where the interior solution's entropy s_RS(R*, α) falls to 0, the teacher's,
+#   so that the two exchange dominance; the interior solution disappears only later, at the spinodal
+#   (Exercise A.1(f), as in Section 2.5).
 def quenched_critical_load():
     qh_sp = _spinodal_qhat()
     R = float(_q_of_qhat(qh_sp))

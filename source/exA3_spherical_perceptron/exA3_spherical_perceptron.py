@@ -621,6 +621,9 @@ def test_learning_curve_asymptotics(student):
 
 # %% tags=["wrong"]
 # wrong: slice area without the coarea factor 1/sqrt(1 - R^2): (1 - R^2)^((N-2)/2), normalized
+# hint: The overlap of a uniform random unit vector with the teacher has density ∝ (1 − R²)^{(N−3)/2}:
+#   the slice at overlap R is a sphere of radius √(1 − R²), and the coarea factor 1/√(1 − R²) comes
+#   with it (Appendix A.3, Exercise A.2(a)).
 def overlap_density(R, N):
     R = np.asarray(R, dtype=float)
     log_norm = special.gammaln(N / 2 + 0.5) - special.gammaln(N / 2) - 0.5 * np.log(np.pi)
@@ -629,14 +632,26 @@ def overlap_density(R, N):
 
 # %% tags=["wrong"]
 # wrong: slice entropy log(1 - R^2) instead of (1/2) log(1 - R^2) (volume ~ (1-R^2)^N)
+# hint: The slice at overlap R has a volume ∝ (1 − R²)^{N/2} to leading order, so its entropy per weight
+#   is ½ log(1 − R²), with the ½ (Appendix A.3, Exercise A.2(a)).
 def spherical_annealed_action(R, alpha):
     R = np.asarray(R, dtype=float)
     with np.errstate(divide="ignore"):
         return -np.log1p(-R * R) - np.asarray(alpha) * np.log1p(-generalization_error(R))
 
 
+# %% tags=["rewrite"]
+# rewrite: the same full log(1 - R^2), written as log(1 - R) + log(1 + R)
+def spherical_annealed_action(R, alpha):
+    R = np.asarray(R, dtype=float)
+    with np.errstate(divide="ignore"):
+        return -(np.log(1 - R) + np.log(1 + R)) - np.asarray(alpha) * np.log(1 - generalization_error(R))
+
+
 # %% tags=["wrong"]
 # wrong: chain rule dropped, d/dR log(1 - eps) taken as -eps'(R): stationary load pi R / sqrt(1 - R^2)
+# hint: Differentiate log(1 − ε(R)) with the chain rule: its derivative is −ε'(R)/(1 − ε(R)), so the
+#   stationary load carries the factor 1 − ε(R) (Exercise A.2(b)).
 def stationary_load(R):
     R = np.asarray(R, dtype=float)
     return np.pi * R / np.sqrt(1 - R * R)
@@ -655,6 +670,8 @@ def annealed_learning_curve(alpha):
 
 # %% tags=["wrong"]
 # wrong: learning curve computed as arccos(R)/pi with the minimizer found on a coarse grid
+# hint: A grid of R cannot locate R*(α) to the accuracy needed, above all at large α where R* approaches
+#   1: solve the stationarity condition with a root finder (Exercise A.2(c)).
 def annealed_learning_curve(alpha):
     R = np.linspace(-0.999, 0.9999, 2001)
     alpha = np.asarray(alpha, dtype=float)
@@ -664,6 +681,9 @@ def annealed_learning_curve(alpha):
 
 # %% tags=["wrong"]
 # wrong: small-load slope 1/pi (eps(0) = 1/2 forgotten) and next large-load coefficient +1
+# hint: At small load keep ε(0) = ½ in the factor 1 − ε of the stationarity condition when you find the
+#   slope of R* ≈ cα, and expand the large-load learning curve carefully to the next order in 1/α
+#   (Exercise A.2(c)).
 def learning_curve_asymptotics():
     return 1 / np.pi, 1.0, 1.0
 

@@ -1626,6 +1626,8 @@ def test_tangent_kernel_other_activations(student):
 
 # %% tags=["wrong"]
 # wrong: metric g on one side only, theta = (X^T g X)^{-1} X^T Y
+# hint: The metric g weighs the residuals on both sides of the loss ½(Xθ − Y)^T g (Xθ − Y): the normal
+#   equations are X^T g X θ = X^T g Y (eqs. (B.5)–(B.7)).
 def least_squares(X, Y, g=None):
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
@@ -1635,6 +1637,9 @@ def least_squares(X, Y, g=None):
 
 # %% tags=["wrong"]
 # wrong: solve() on the normal equations, which are singular when the columns of X are dependent
+# hint: When the columns of X are linearly dependent the normal-equation matrix X^T g X is singular, and
+#   solve() fails or returns garbage: use a least-squares solver or the pseudo-inverse (eqs.
+#   (B.5)–(B.7)).
 def least_squares(X, Y, g=None):
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
@@ -1644,6 +1649,8 @@ def least_squares(X, Y, g=None):
 
 # %% tags=["wrong"]
 # wrong: min_norm_interpolant returns the dual coefficients alpha = (Psi Psi^T)^{-1} Y instead of theta
+# hint: The minimum-norm interpolant is a parameter vector, θ* = Ψ^T(ΨΨ^T)^{-1} Y (eqs. (B.11)–(B.14)):
+#   map the dual coefficients back through Ψ^T.
 def min_norm_interpolant(Psi, Y):
     Psi = np.asarray(Psi, dtype=float)
     return np.linalg.solve(Psi @ Psi.T, np.asarray(Y, dtype=float))
@@ -1651,6 +1658,8 @@ def min_norm_interpolant(Psi, Y):
 
 # %% tags=["wrong"]
 # wrong: ridge added as the scalar lam to every entry of Psi^T Psi (broadcast) instead of lam * I
+# hint: The ridge adds λ on the diagonal only, Ψ^TΨ + λI_P (eq. (B.18)); adding a scalar to a numpy
+#   matrix adds it to every entry.
 def ridge_parameters(Psi, Y, lam):
     Psi = np.asarray(Psi, dtype=float)
     return np.linalg.solve(Psi.T @ Psi + lam, Psi.T @ np.asarray(Y, dtype=float))
@@ -1658,6 +1667,8 @@ def ridge_parameters(Psi, Y, lam):
 
 # %% tags=["wrong"]
 # wrong: kernel_ridge returns the training predictions K_train alpha instead of the test predictions
+# hint: kernel_ridge predicts at the test inputs, K(x_test, X)(K_train + λI)^{-1} Y (eq. (B.21)): use
+#   the test–train kernel.
 def kernel_ridge(K_train, K_test_train, Y, lam):
     K_train = np.asarray(K_train, dtype=float)
     alpha = np.linalg.solve(K_train + lam * np.eye(len(Y)), np.asarray(Y, dtype=float))
@@ -1666,6 +1677,8 @@ def kernel_ridge(K_train, K_test_train, Y, lam):
 
 # %% tags=["wrong"]
 # wrong: ridge filter written as the part that is not fit, lam / (s2 + lam)
+# hint: The ridge filter is the fraction of a mode that is fit, s²/(s² + λ) (eq. (B.22)), not the
+#   fraction that is left out.
 def ridge_filter(s2, lam):
     s2 = np.asarray(s2, dtype=float)
     return lam / (s2 + lam)
@@ -1673,6 +1686,8 @@ def ridge_filter(s2, lam):
 
 # %% tags=["wrong"]
 # wrong: flow filter and effective ridge with exp(-eta_t) instead of exp(-eta_t * s2)
+# hint: The gradient-flow filter depends on the mode, 1 − exp(−η_t s²): every eigenvalue sets its own
+#   learning speed (eq. (B.23)), and the same holds in the effective ridge.
 def flow_filter(s2, eta_t):
     s2 = np.asarray(s2, dtype=float)
     return (1.0 - np.exp(-eta_t)) * np.ones_like(s2)
@@ -1685,6 +1700,8 @@ def effective_ridge(s2, eta_t):
 
 # %% tags=["wrong"]
 # wrong: effective ridge upside down, (exp(eta_t s2) - 1) / s2
+# hint: The effective ridge is the λ at which s²/(s² + λ) equals 1 − e^{−η_t s²}: solve that equation
+#   for λ and check which way up the result is (Exercise B.5(c)).
 def effective_ridge(s2, eta_t):
     s2 = np.asarray(s2, dtype=float)
     return np.expm1(eta_t * s2) / s2
@@ -1692,6 +1709,8 @@ def effective_ridge(s2, eta_t):
 
 # %% tags=["wrong"]
 # wrong: element-wise exp of the kernel matrix in flow_predictions instead of the matrix exponential
+# hint: exp(−η_t K) in the gradient-flow predictions is a matrix exponential (scipy.linalg.expm, or
+#   through the eigen-decomposition of K), not the exponential of each entry (eq. (B.23)).
 def flow_predictions(K_train, Y, eta_t):
     K_train = np.asarray(K_train, dtype=float)
     Y = np.asarray(Y, dtype=float)
@@ -1700,6 +1719,8 @@ def flow_predictions(K_train, Y, eta_t):
 
 # %% tags=["wrong"]
 # wrong: tangent kernel with c_i instead of c_i^2 in the input-weight term
+# hint: In the tangent kernel the input-weight term carries c_i²: ∂f/∂a_i = c_i φ'(a_i·x) x, and the
+#   kernel multiplies two such gradients (Exercise B.6(a)).
 def tangent_kernel(c, a, X, phi, dphi):
     c, a, X = (np.asarray(v, dtype=float) for v in (c, a, X))
     pre = X @ a.T
@@ -1708,8 +1729,22 @@ def tangent_kernel(c, a, X, phi, dphi):
     return F @ F.T + ((D * c) @ D.T) * (X @ X.T)
 
 
+# %% tags=["rewrite"]
+# rewrite: the same c_i instead of c_i^2, summed neuron by neuron
+def tangent_kernel(c, a, X, phi, dphi):
+    c, a, X = (np.asarray(v, dtype=float) for v in (c, a, X))
+    out = np.zeros((X.shape[0], X.shape[0]))
+    for ci, ai in zip(c, a):
+        u = X @ ai
+        f, d = np.asarray(phi(u), dtype=float), np.asarray(dphi(u), dtype=float)
+        out += np.outer(f, f) + ci * np.outer(d, d) * (X @ X.T)
+    return out
+
+
 # %% tags=["wrong"]
 # wrong: tangent kernel without the factor x . x' (d f / d a_i taken as c_i phi'(a_i . x), forgetting the x)
+# hint: ∂f/∂a_i = c_i φ'(a_i·x) x is a vector: the product of two such gradients brings the factor x·x'
+#   (Exercise B.6(a)).
 def tangent_kernel(c, a, X, phi, dphi):
     c, a, X = (np.asarray(v, dtype=float) for v in (c, a, X))
     pre = X @ a.T
@@ -1720,6 +1755,9 @@ def tangent_kernel(c, a, X, phi, dphi):
 
 # %% tags=["wrong"]
 # wrong: tangent kernel with the readout term only (the gradient with respect to the input weights a is forgotten)
+# hint: The tangent kernel differentiates with respect to all the parameters, the readout c and the
+#   input weights a (Exercise B.6(a)); the readout term alone is the random-features kernel of
+#   Exercise B.6(b).
 def tangent_kernel(c, a, X, phi, dphi):
     a, X = np.asarray(a, dtype=float), np.asarray(X, dtype=float)
     F = np.asarray(phi(X @ a.T), dtype=float)

@@ -560,13 +560,25 @@ def test_train_learning_order(student):
 
 # %% tags=["wrong"]
 # wrong: Zipf frequencies i^-alpha instead of i^-(alpha+1)
+# hint: The subtasks follow a Zipf law with frequencies p_i ∝ i^{−(α+1)}, like the quanta of Exercise
+#   7.1 (Section 7.6): α is the exponent of the loss, one less than the exponent of the frequencies.
 def task_probs(T, alpha):
     w = np.arange(1, int(T) + 1, dtype=float) ** -alpha
     return w / w.sum()
 
 
+# %% tags=["rewrite"]
+# rewrite: the same exponent alpha, with the weights written as exp(-alpha log i)
+def task_probs(T, alpha):
+    i = np.arange(1, int(T) + 1, dtype=float)
+    w = np.exp(-alpha * np.log(i))
+    return w / np.sum(w)
+
+
 # %% tags=["wrong"]
 # wrong: subsets drawn with replacement (a bit can appear twice and cancel in the parity)
+# hint: Each task is a parity over k distinct bits: draw the subset without replacement, since a bit
+#   drawn twice cancels in the parity (Section 7.6).
 def make_tasks(T, n_bits, k, seed):
     g = np.random.default_rng(seed)
     return np.array([np.sort(g.choice(int(n_bits), size=int(k), replace=True)) for _ in range(int(T))])
@@ -574,6 +586,8 @@ def make_tasks(T, n_bits, k, seed):
 
 # %% tags=["wrong"]
 # wrong: parity as a 0/1 label (sum of the 0/1 bits mod 2) instead of the +-1 product
+# hint: The label is the ±1 parity, the product of the k chosen ±1 bits, not a 0/1 sum modulo 2 (Section
+#   7.6).
 def parity_labels(bits, tasks, task_ids):
     sub = np.asarray(tasks)[np.asarray(task_ids)]
     b01 = (1 - np.take_along_axis(np.asarray(bits), sub, axis=1)) // 2
@@ -582,6 +596,9 @@ def parity_labels(bits, tasks, task_ids):
 
 # %% tags=["wrong"]
 # wrong: tasks drawn uniformly (the Zipf frequencies are ignored when sampling)
+# hint: The task of each sample is drawn with the Zipf frequencies p_i, not uniformly: frequent tasks
+#   are seen more often, which is what makes the cliffs come one after the other (Section 7.6,
+#   Figure 8).
 def sample_batch(tasks, probs, batch, rng, n_bits=24):
     tasks = np.asarray(tasks)
     T = tasks.shape[0]
@@ -594,6 +611,8 @@ def sample_batch(tasks, probs, batch, rng, n_bits=24):
 
 # %% tags=["wrong"]
 # wrong: the first step below the threshold counts, even if the loss rises again
+# hint: A subtask counts as learned at the step from which its loss stays below the threshold: a dip
+#   below it that rises again does not count (Section 7.6, Figure 8).
 def cliff_steps(curves, threshold=0.1):
     L = np.asarray(curves["task_losses"], dtype=float)
     below = L < threshold
