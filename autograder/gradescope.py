@@ -100,14 +100,18 @@ def run_autograder(otter_script: str) -> str:
             'exec python "$AG/source/run_otter.py"\n')
 
 
-RUN_OTTER = '''"""Runs Otter-Grader's autograding process (pdl: the grading itself is autograder.otter_plugin)."""
+RUN_OTTER = '''"""Runs Otter-Grader's autograding process; the grading itself is pdl's (autograder.otter_plugin)."""
 
 import os
 
 from otter.run.run_autograder import main as run_autograder
 
+from autograder.otter_plugin import grade_unreadable
+
 if __name__ == "__main__":
-    run_autograder(os.environ.get("PDL_AUTOGRADER_DIR", "/autograder"))
+    ag = os.environ.get("PDL_AUTOGRADER_DIR", "/autograder")
+    if not grade_unreadable(ag):  # otter itself cannot open a file that is not a notebook
+        run_autograder(ag)
 '''
 
 
@@ -211,7 +215,8 @@ def simulate(zip_path: Path, submission: Path, venv: Path, root: Path, timeout: 
     (ag / "submission_metadata.json").write_text("{}")
     env = {"PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(root),
            "PDL_AUTOGRADER_DIR": str(ag), "LANG": "C.UTF-8"}
-    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PDL_ISOLATION"):
+    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PDL_ISOLATION", "PDL_TIMEOUT_S",
+                "PDL_CALL_TIMEOUT_S", "PDL_MEMORY_MB"):
         if key in os.environ:
             env[key] = os.environ[key]
     subprocess.run(["bash", str(ag / "source" / "pdl" / "setup_account.sh")], env=env, check=True,
@@ -245,3 +250,73 @@ def check_results_json(data: dict) -> None:
             raise ValueError(f"bad score in {t['name']}")
     if re.search(r"All test cases passed", json.dumps(data)):
         raise ValueError("claims 'All test cases passed'")
+
+
+# -- the simulation as a check (pdl validate, tests/test_gradescope.py) --------------------
+CASES = ("correct", "partial", "stub", "infinite_loop", "invalid_json", "cheat")
+
+
+def cheat_notebook(assignment: str, ag: Path) -> str:
+    """The untouched release plus cells that import, exec and %run the reference where the
+    autograder keeps it, and search the disk for any other copy."""
+    from autograder.synth import code_cell, with_cells
+
+    release = json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_text())
+    ref = ag / "source" / "pdl" / "solutions" / assignment / "__init__.py"
+    cells = [
+        f"import sys\nsys.path.insert(0, {str(ref.parents[2])!r})\nfrom solutions.{assignment} import *",
+        f"exec(open({str(ref)!r}).read(), globals())",
+        f"%run {ref}",
+        "import os\nfor top, dirs, files in os.walk('/'):\n"
+        "    if top == '/':\n        dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev')]\n"
+        "    for f in files:\n        p = os.path.join(top, f)\n"
+        f"        if p.endswith('solutions/{assignment}/__init__.py'):\n"
+        "            try:\n                exec(open(p).read(), globals())\n"
+        "            except Exception:\n                pass\n",
+    ]
+    return json.dumps(with_cells(release, [code_cell(c) for c in cells]))
+
+
+def check_simulation(assignment: str, zip_file: Path, venv: Path, workdir: Path, *,
+                     timeout: float = 60, call_timeout: float = 10, log=print) -> bool:
+    """Run the Gradescope simulation on each of ``CASES``; compare with ``pdl grade`` under the
+    same limits. True when every results.json is valid, every score matches ``pdl grade``, the
+    cheat scores 0 and the loop finishes within its limits."""
+    from autograder.grading import grade
+
+    env = {"PDL_TIMEOUT_S": str(timeout), "PDL_CALL_TIMEOUT_S": str(call_timeout)}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    ok = True
+    try:
+        for case in CASES:
+            root = workdir / case
+            nb = root / "input" / f"{assignment}.ipynb"
+            nb.parent.mkdir(parents=True, exist_ok=True)
+            if case == "cheat":
+                nb.write_text(cheat_notebook(assignment, root / "autograder"))
+            else:
+                shutil.copy(REPO / "examples" / "submissions" / assignment / f"{case}.ipynb", nb)
+            got = simulate(zip_file, nb, venv, root)
+            want = 0.0 if case == "cheat" else grade(nb, assignment, timeout=timeout,
+                                                      call_timeout=call_timeout).score
+            problems = []
+            try:
+                check_results_json(got)
+            except ValueError as exc:
+                problems.append(f"invalid results.json: {exc}")
+            if got.get("score") != want:
+                problems.append(f"score {got.get('score')} but pdl grade gives {want}")
+            bound = timeout + 4 * call_timeout + 120
+            if got["_seconds"] > bound:
+                problems.append(f"took {got['_seconds']} s (more than {bound:g} s)")
+            ok &= not problems
+            log(f"  {'ok  ' if not problems else 'FAIL'} Gradescope simulation, {case}: "
+                f"{got.get('score')} in {got['_seconds']} s" + ("; " + "; ".join(problems) if problems else ""))
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return ok

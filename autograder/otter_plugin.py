@@ -17,6 +17,51 @@ from otter.plugins import AbstractOtterPlugin
 from autograder.sandbox import REPO
 
 
+def grade_unreadable(ag: str) -> bool:
+    """If the one notebook in ``<ag>/submission`` cannot be read as a notebook (otter would stop
+    with a traceback before any plugin runs), grade it with pdl (0, with the reason) and write
+    results.json; True if it did."""
+    import json
+    from pathlib import Path
+
+    notebooks = sorted(Path(ag, "submission").glob("*.ipynb"))
+    if len(notebooks) != 1:
+        return False  # none or several: otter's own message says so
+    try:
+        nbformat.reads(notebooks[0].read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
+        return False
+    except Exception:  # noqa: BLE001 - whatever otter would choke on
+        pass
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    import course_config
+
+    from autograder.gradescope import results
+    from autograder.grading import grade
+
+    config = json.loads(Path(ag, "source", "otter_config.json").read_text())
+    plugin = next(p for p in config["plugins"] if isinstance(p, dict))
+    assignment = next(iter(plugin.values()))["assignment"]
+    report = grade(notebooks[0], assignment, **limits_from(course_config))
+    Path(ag, "results").mkdir(exist_ok=True)
+    Path(ag, "results", "results.json").write_text(json.dumps(results(report.to_dict()), indent=2))
+    print(f"pdl: {report.score:g} / {report.max_score:g}: {report.errors[0] if report.errors else ''}")
+    return True
+
+
+def limits_from(course_config) -> dict:
+    """pdl grade's limits (course_config), unless the grader's environment sets PDL_TIMEOUT_S /
+    PDL_CALL_TIMEOUT_S / PDL_MEMORY_MB (the local simulation's tests use shorter ones)."""
+    import os
+
+    def pick(name, default):
+        value = os.environ.get(f"PDL_{name}")
+        return type(default)(value) if value else default
+    return {"timeout": pick("TIMEOUT_S", course_config.TIMEOUT_S),
+            "call_timeout": pick("CALL_TIMEOUT_S", course_config.CALL_TIMEOUT_S),
+            "memory_mb": pick("MEMORY_MB", course_config.MEMORY_MB)}
+
+
 class PdlGrading(AbstractOtterPlugin):
     """Config (otter_config.json, under this plugin's name): ``assignment``."""
 
@@ -33,10 +78,9 @@ class PdlGrading(AbstractOtterPlugin):
         from autograder.sandbox import SandboxUnavailable
 
         assignment = self.plugin_config["assignment"]
+        limits = limits_from(course_config)
         try:
-            report = grade(self.submission_path, assignment, timeout=course_config.TIMEOUT_S,
-                           call_timeout=course_config.CALL_TIMEOUT_S, memory_mb=course_config.MEMORY_MB,
-                           public_checks=True)
+            report = grade(self.submission_path, assignment, public_checks=True, **limits)
         except SandboxUnavailable as exc:  # refuse: otter records an "Autograder Error", nothing runs
             raise OtterRuntimeError(f"pdl refused to grade: {exc}") from None
         self.report = report.to_dict()

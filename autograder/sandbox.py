@@ -132,7 +132,7 @@ def _setup_script(root: Path, uid: int, final: list[str]) -> str:
     for path in _python_paths():
         lines.append(f"ro {q(str(path))} {q(str(path).lstrip('/'))}")
     for name in WORKER_MODULES:
-        lines.append(f"cp {q(str(REPO / 'autograder' / name))} pdl/autograder/ || fail 'cannot copy the worker'")
+        lines.append(f"install -m 0644 {q(str(REPO / 'autograder' / name))} pdl/autograder/ || fail 'cannot copy the worker'")
     passwd = (f"root:x:0:0:root:/root:/usr/sbin/nologin\\nstudent:x:{uid}:{uid}:student:{HOME}:/usr/sbin/nologin\\n"
               "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\\n")
     group = f"root:x:0:\\nstudent:x:{uid}:\\nnogroup:x:65534:\\n"
@@ -385,6 +385,8 @@ class Worker:
             return "was killed (memory limit or out of memory)"
         if code == 97:  # the set-up script's own failure: the grader's problem, not the student's
             raise SandboxUnavailable(refuse_message(self._stderr_tail()))
+        if not self.proc.stderr.closed:  # before any student code ran: the interpreter's own words
+            return f"exited with code {code} ({self._stderr_tail()})"
         return f"exited with code {code}"
 
     def _stderr_tail(self) -> str:

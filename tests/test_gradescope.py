@@ -1,0 +1,61 @@
+"""The Gradescope route, simulated: the autograder zip unpacked as Gradescope lays it out, its
+environment built from its own requirements in a fresh venv (not the project's), and its
+``run_autograder`` run on the exemplars' example submissions and on a cheat."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder import gradescope
+from autograder.generate import build_otter_zip
+from autograder.sandbox import REPO
+
+EXEMPLARS = ["ex2_3_ising_perceptron", "exB_linear_to_kernel"]
+
+
+@pytest.fixture(scope="module")
+def venv():
+    return gradescope.venv_for(build_otter_zip(EXEMPLARS[0]), REPO / ".cache")
+
+
+@pytest.mark.xdist_group("gradescope")
+@pytest.mark.parametrize("assignment", EXEMPLARS)
+def test_gradescope_simulation_matches_pdl_grade(assignment, venv, tmp_path):
+    lines = []
+    zip_file = build_otter_zip(assignment)
+    ok = gradescope.check_simulation(assignment, zip_file, venv, tmp_path, log=lines.append)
+    assert ok, "\n".join(lines)
+    assert len(lines) == len(gradescope.CASES)
+
+
+def test_results_show_checks_now_and_hidden_tests_after_publication():
+    report = {"score": 3.0, "max_score": 5.0, "errors": ["cell 4 ran past the time limit"],
+              "checks": [["s(1) = log 2", True, ""], ["eps decreases", False, "FAIL: eps(0)"]],
+              "tests": [{"name": "test_a", "points": 3.0, "max_points": 3.0, "passed": True, "message": "a"},
+                        {"name": "test_b", "points": 0.0, "max_points": 2.0, "passed": False,
+                         "message": "b: worst by 3x", "diagnosis": "Your results match a known mistake: x"}],
+              "manual": [{"question": "written_1", "points": 2.0}]}
+    data = gradescope.results(report)
+    gradescope.check_results_json(data)
+    visible = [t for t in data["tests"] if t["visibility"] == "visible"]
+    assert [t["status"] for t in visible if "status" in t] == ["passed", "failed"]
+    assert "cell 4" in visible[-1]["output"]
+    hidden = [t for t in data["tests"] if t["visibility"] == "after_published"]
+    assert [t["name"] for t in hidden] == ["test_a", "test_b"] and "known mistake" in hidden[1]["output"]
+    assert data["score"] == 3.0 and "All test cases passed" not in json.dumps(data)
+
+
+def test_zip_installs_only_what_grading_uses():
+    import zipfile
+
+    for assignment, torch in (("ex2_3_ising_perceptron", False), ("ex4_4_lazy_lab", True)):
+        src = (REPO / "source" / assignment / f"{assignment}.py").read_text()
+        assert ("torch" in src) == torch
+        zf = zipfile.ZipFile(build_otter_zip(assignment, uses_torch=torch))
+        reqs = zf.read("requirements.txt").decode()
+        assert all("==" in ln for ln in reqs.splitlines() if ln and not ln.startswith(("#", "--")))
+        assert ("torch==" in reqs) == torch and ("whl/cpu" in reqs) == torch
+        setup = zf.read("setup.sh").decode()
+        assert "playwright" not in setup and "build-essential" not in setup
+        assert "setup_account.sh" in setup
