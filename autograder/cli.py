@@ -172,7 +172,7 @@ def cmd_validate(args) -> int:
 
     ok = True
     for aid in _assignments(args.ids, args.all, args.module):
-        ok &= validate(aid, otter=not args.no_otter, mutants=args.mutants)
+        ok &= validate(aid, otter=not args.no_otter, mutants=args.mutants, gradescope=not args.no_gradescope)
     return 0 if ok else 1
 
 
@@ -258,6 +258,8 @@ def main(argv=None) -> int:
     p.add_argument("--all", action="store_true")
     p.add_argument("--module", help="a group of assignments from course_config.MODULES (e.g. day_b6)")
     p.add_argument("--no-otter", action="store_true", help="skip the otter parity run")
+    p.add_argument("--no-gradescope", action="store_true",
+                   help="skip the Gradescope simulation (the zip's own venv and run_autograder)")
     p.add_argument("--mutants", type=int, default=30, help="mutants of the reference to grade (0: none)")
     p.set_defaults(func=cmd_validate)
 

@@ -124,7 +124,8 @@ def safe_extract(archive: Path, dest: Path) -> list[str]:
 
 def _gradescope_meta(root: Path) -> dict[str, dict]:
     """submission folder -> {"id", "name", "email", "submitted_at", "note"} from a Gradescope
-    export's submission_metadata.yml (the first submitter of a group submission is graded)."""
+    export's submission_metadata.yml; ``group`` lists every submitter of a group submission
+    (each of them gets the grade)."""
     meta = next(root.rglob("submission_metadata.yml"), None)
     if meta is None:
         return {}
@@ -148,11 +149,14 @@ def _gradescope_meta(root: Path) -> dict[str, dict]:
         ident = get(first, "sid") or get(first, "email") or get(first, "name")
         if not ident:
             continue
-        others = [get(s, "name") or get(s, "sid") or get(s, "email") for s in submitters[1:]]
+        group = [{"id": get(s, "sid") or get(s, "email") or get(s, "name"), "name": get(s, "name"),
+                  "email": get(s, "email")} for s in submitters]
+        group = [m for m in group if m["id"]]
+        names = [m["name"] or m["id"] for m in group]
         out[str(folder)] = {
-            "id": ident, "name": get(first, "name"), "email": get(first, "email"),
+            "id": ident, "name": get(first, "name"), "email": get(first, "email"), "group": group,
             "submitted_at": _utc_iso(info.get(":created_at", info.get("created_at"))),
-            "note": f"group submission; also by {', '.join(others)}" if others else ""}
+            "note": f"group submission of {', '.join(names)}" if len(group) > 1 else ""}
     return out
 
 
@@ -195,6 +199,13 @@ def discover(root: Path, assignment: str) -> tuple[list[Submission], list[str]]:
         found[student] = Submission("", nb, name=info.get("name", ""), email=info.get("email", ""),
                                     submitted_at=info.get("submitted_at", ""), raw=student,
                                     note=info.get("note", ""))
+        for member in info.get("group", [])[1:]:  # the other submitters of a group submission
+            if member["id"] in found:
+                unmatched.append(f"{rel}: {member['id']!r} is in two submissions; only the first counts")
+                continue
+            found[member["id"]] = Submission("", nb, name=member["name"], email=member["email"],
+                                             submitted_at=info.get("submitted_at", ""),
+                                             raw=member["id"], note=info.get("note", ""))
     ids = _assign_ids(found)
     for raw, sub in found.items():
         sub.student, note = ids[raw]
@@ -311,13 +322,22 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
             todo.append((sub, digest))
         limits = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb,
                       isolation=isolation)
+        if isolation == "account":
+            workers = 1  # one account for every submission: never two of them at once
+        sharing: dict[Path, list[Submission]] = {}  # a group submission is graded once for all
+        for sub, _ in todo:
+            sharing.setdefault(sub.path, []).append(sub)
+        unique = [(sub, digest) for sub, digest in todo if sharing[sub.path][0] is sub]
         finished = 0
         try:
-            for rec in _run(todo, assignment, limits, workers, scheduler, progress):
+            for rec in _run(unique, assignment, limits, workers, scheduler, progress):
                 rec["version"] = version
-                _write_atomic(records / f"{rec['student']}.json", json.dumps(rec, indent=1))
-                done[rec["student"]] = rec
-                finished += 1
+                path = Path(rec["submission"])
+                for sub in sharing.get(path, []) or [s for s, _ in todo if s.student == rec["student"]]:
+                    copy = dict(rec, student=sub.student)
+                    _write_atomic(records / f"{sub.student}.json", json.dumps(copy, indent=1))
+                    done[sub.student] = copy
+                    finished += 1
         except KeyboardInterrupt:
             print(f"\npdl: interrupted. {finished} of {len(todo)} submissions were graded in this run "
                   f"and are kept in {records}/ (with {len(subs) - len(todo)} from earlier runs); rerun "

@@ -185,7 +185,8 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
     return out
 
 
-def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print) -> bool:
+def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
+             gradescope: bool = False) -> bool:
     from autograder.generate import module_text
     from autograder.grading import grade
     from autograder.mutate import mutation_run
@@ -233,4 +234,18 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print) 
                 o = otter_score(zip_path, scores[kind][2])
                 line(abs(o - scores[kind][0]) < 1e-9,
                      f"otter run on the {kind} notebook: {o:g} (pdl grade: {scores[kind][0]:g})")
+        if gradescope:
+            from autograder import gradescope as gs
+            from autograder.generate import build_otter_zip
+
+            zip_path = build_otter_zip(assignment, uses_torch=_uses_torch(assignment))
+            venv = gs.venv_for(zip_path, REPO / ".cache")
+            line(gs.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log),
+                 "Gradescope simulation: the zip's own environment and run_autograder agree with pdl grade")
     return ok
+
+
+def _uses_torch(assignment: str) -> bool:
+    from autograder.source import load
+
+    return "torch" in load(assignment).code("setup", "graded", "provided")

@@ -59,3 +59,22 @@ def test_zip_installs_only_what_grading_uses():
         setup = zf.read("setup.sh").decode()
         assert "playwright" not in setup and "build-essential" not in setup
         assert "setup_account.sh" in setup
+
+
+def test_every_submitter_of_a_group_submission_gets_the_grade(tmp_path, correct_nb):
+    from autograder.cohort import grade_cohort
+
+    export = tmp_path / "export"
+    (export / "submission_7").mkdir(parents=True)
+    (export / "submission_7" / "homework.ipynb").write_text(json.dumps(correct_nb))
+    (export / "submission_metadata.yml").write_text(
+        "submission_7:\n  :created_at: 2026-11-30 10:00:00.000000000 -08:00\n  :submitters:\n"
+        "  - :name: Ada A\n    :sid: ada1\n    :email: ada@example.edu\n"
+        "  - :name: Bo B\n    :sid: bo2\n    :email: bo@example.edu\n")
+    summary = grade_cohort(export, "ex2_3_ising_perceptron", tmp_path / "out", workers=1, progress=False,
+                           timeout=60, call_timeout=10)
+    by = {r["student"]: r for r in summary["results"]}
+    assert sorted(by) == ["ada1", "bo2"]
+    assert by["ada1"]["score"] == by["bo2"]["score"] == by["ada1"]["max_score"] > 0
+    assert by["bo2"]["email"] == "bo@example.edu" and summary["graded"] == 2
+    assert sorted(p.name for p in (tmp_path / "out" / "records").glob("*.json")) == ["ada1.json", "bo2.json"]

@@ -176,7 +176,7 @@ def test_gradescope_identities_collisions_and_late_flags(tmp_path, monkeypatch, 
         (tmp_path / rel).write_text(content)
     subs, unmatched = cohort.discover(tmp_path, EXEMPLAR)
     ids = [s.student.lower() for s in subs]
-    assert len(set(ids)) == len(ids) == 6 and not unmatched  # distinct even where case is not
+    assert len(set(ids)) == len(ids) == 7 and not unmatched  # distinct even where case is not
     by_raw = {s.raw: s for s in subs}
     assert by_raw["Carol"].student == "Carol" and not by_raw["Carol"].note  # first of the clean names
     assert by_raw["carol"].student.startswith("carol_") and by_raw["carol!"].student.startswith("carol_")
@@ -186,6 +186,7 @@ def test_gradescope_identities_collisions_and_late_flags(tmp_path, monkeypatch, 
     assert (ada.student, ada.name, ada.email, ada.submitted_at) == ("S001", "Ada Lovelace", "ada@uni.example",
                                                                     "2026-10-15T21:30:00Z")
     assert "group submission" in by_raw["S002"].note
+    assert by_raw["S003"].path == by_raw["S002"].path  # every submitter of a group gets the grade
 
     import course_config
     monkeypatch.setattr(course_config, "DEADLINES", {EXEMPLAR: "2026-10-15 23:59:59 Europe/Berlin"}, raising=False)
