@@ -239,7 +239,7 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
             from autograder.generate import build_otter_zip
 
             zip_path = build_otter_zip(assignment, uses_torch=_uses_torch(assignment))
-            venv = gs.venv_for(zip_path, REPO / ".cache")
+            venv = gs.venv_for(zip_path)
             line(gs.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log),
                  "Gradescope simulation: the zip's own environment and run_autograder agree with pdl grade")
     return ok

@@ -16,7 +16,7 @@ EXEMPLARS = ["ex2_3_ising_perceptron", "exB_linear_to_kernel"]
 
 @pytest.fixture(scope="module")
 def venv():
-    return gradescope.venv_for(build_otter_zip(EXEMPLARS[0]), REPO / ".cache")
+    return gradescope.venv_for(build_otter_zip(EXEMPLARS[0]))
 
 
 @pytest.mark.xdist_group("gradescope")
@@ -27,6 +27,21 @@ def test_gradescope_simulation_matches_pdl_grade(assignment, venv, tmp_path):
     ok = gradescope.check_simulation(assignment, zip_file, venv, tmp_path, log=lines.append)
     assert ok, "\n".join(lines)
     assert len(lines) == len(gradescope.CASES)
+
+
+@pytest.mark.xdist_group("gradescope")
+def test_gradescope_simulation_where_namespaces_are_refused(venv, tmp_path):
+    """Gradescope's containers usually refuse namespaces: the student's process then runs as the
+    account setup.sh creates, with the grader readable by root only. The cheat still scores 0."""
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("account isolation needs root (as on Gradescope)")
+    lines = []
+    zip_file = build_otter_zip(EXEMPLARS[0])
+    ok = gradescope.check_simulation(EXEMPLARS[0], zip_file, venv, tmp_path, log=lines.append,
+                                     cases=("correct", "partial", "cheat"), isolation="account")
+    assert ok, "\n".join(lines)
 
 
 def test_results_show_checks_now_and_hidden_tests_after_publication():
