@@ -9,7 +9,9 @@ grader's process (never in the student's), those inputs are replayed on
   A mistake is named when the student's answers match it on every call of the test that the
   mistake affects, and the mistake shows on those inputs (it differs from the reference on at
   least one). Functions that draw random numbers match only where the wrong variant is
-  deterministic given its inputs (a replay gives the same answer), otherwise they are skipped.
+  deterministic given its inputs, otherwise they are skipped: under a tolerance looser than
+  ``LOOSE`` a replay must give the same answer; under a tighter one, random draws cannot
+  agree by chance.
 * the **reference**, when no known mistake matches, for generic diagnoses: the same constant
   factor on every input (named when it is 2, 1/2, pi, ...), correct up to the sign, transposed,
   wrong shape, nan/inf where finite values are expected, an argument ignored (correct only at
@@ -45,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.protocol import ProtocolError, roundtrip
+from autograder.protocol import ProtocolError, dumps, encode, roundtrip
 from autograder.testing import LocalStudent, StudentError
 
 ENV = "PDL_DIAGNOSE"
@@ -55,6 +57,9 @@ MAX_CALLS = 64                           # calls of one test that are replayed
 CALL_LIMIT_S = 20.0                      # one replayed call (main thread only)
 TEST_BUDGET_S = 20.0                     # all replays for one failing test
 GRADE_BUDGET_S = 60.0                    # all diagnoses of one submission
+LOOSE = 1e-6                             # a looser tolerance: replay once to rule out chance
+MAX_KEY_BYTES = 4 * 2**20                # answers kept per variant: inputs up to this size,
+MAX_KEPT = 4096                          # and this many
 KNOWN = "Your results match a known mistake: "
 TOGETHER = "Your results match known mistakes made together: "
 
@@ -221,6 +226,7 @@ class Variant:
     def __init__(self, label: str, hint: str, ns: dict, defined: set, code: str = ""):
         self.label, self.hint, self.ns, self.defined, self.code = label, hint, ns, defined, code
         self._affects: dict[str, bool] = {}
+        self._answers: dict[str, object] = {}
 
     def affects(self, name: str) -> bool:
         """Whether the cell changes ``name``: it redefines it, or something it uses."""
@@ -243,19 +249,32 @@ class Variant:
             self._affects[name] = hit
         return self._affects[name]
 
-    def call(self, c: Call, limit: float = CALL_LIMIT_S):
+    def call(self, c: Call, limit: float = CALL_LIMIT_S, fresh: bool = False):
         """The variant's answer to the recorded call, as it would cross the wire; _FAILED if it
-        raises, is missing or does not answer in time."""
+        raises, is missing or does not answer in time. Answers are kept (``fresh``: computed
+        anew): the hidden tests draw the same inputs for every submission, so a cohort pays for
+        each replay once per process."""
         fn = self.ns.get(c.name)
         if not callable(fn):
             return _FAILED
         try:
+            key = dumps(encode([c.name, list(c.args), dict(c.kwargs)]))
+        except (ProtocolError, TypeError, ValueError):
+            key = None
+        if key is not None and len(key) > MAX_KEY_BYTES:
+            key = None
+        if not fresh and key in self._answers:
+            return self._answers[key]
+        try:
             args, kwargs = roundtrip(list(c.args)), roundtrip(dict(c.kwargs))
             with _quiet(limit):
                 value = fn(*args, **kwargs)
-            return roundtrip(value)
+            value = roundtrip(value)
         except (Exception, TimeoutError):  # noqa: BLE001 - course code under replay
-            return _FAILED
+            value = _FAILED
+        if key is not None and len(self._answers) < MAX_KEPT:
+            self._answers[key] = value
+        return value
 
 
 def _defined_names(code: str) -> set:
@@ -284,7 +303,10 @@ class Catalogue:
         self.assignment = assignment
         path = REPO / "solutions" / assignment / "__init__.py"
         self._module = compile(path.read_text(), str(path), "exec")
-        self.mistakes = read_mistakes(assignment)
+        try:
+            self.mistakes = read_mistakes(assignment)
+        except OSError:  # a copy of the grader without the sources (generic diagnoses only)
+            self.mistakes = []
         self.reference = self.variant("reference", "", "")
         self._variants: list[Variant] | None = None
         self._combined: dict[tuple, Variant | None] = {}
@@ -361,7 +383,9 @@ def _matches(v: Variant, calls, ref, rtol, atol) -> bool:
             return False
     if not any(ref(i) is not _FAILED and not close(answers[i], ref(i), rtol, atol) for i in relevant):
         return False
-    replay = v.call(calls[relevant[0]])  # random draws not fixed by the inputs: no verdict
+    if rtol <= LOOSE and atol <= LOOSE:
+        return True  # random draws cannot agree this closely by chance
+    replay = v.call(calls[relevant[0]], fresh=True)  # random draws not fixed by the inputs: no verdict
     return replay is not _FAILED and close(replay, answers[relevant[0]], rtol, atol)
 
 
@@ -405,6 +429,15 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
     if time.monotonic() > deadline:
         return ""
     return generic(cat, calls, ref, rtol, atol)
+
+
+def named_hints(diagnosis: str) -> list[str]:
+    """The hints of the known mistakes a diagnosis names (none for a generic diagnosis): what a
+    cohort report counts."""
+    for prefix, sep in ((KNOWN, " Or this one: "), (TOGETHER, " And: ")):
+        if diagnosis.startswith(prefix):
+            return diagnosis[len(prefix):].split(sep)
+    return []
 
 
 # -- generic diagnoses ----------------------------------------------------------------------

@@ -42,10 +42,17 @@ def test_every_wrong_cell_has_a_hint_and_a_rewrite_exists(assignment):
         [m.description for m in mistakes if not m.hint]
     assert len({m.hint for m in mistakes}) == len(mistakes), "two wrong cells share a hint"
     assert sum(len(m.rewrites) for m in mistakes) >= 1, "no rewrite cell (the same mistake written differently)"
-    release = "\n".join(p.read_text(errors="ignore") for p in (REPO / "assignments" / assignment).rglob("*")
-                        if p.is_file())
-    for m in mistakes:  # wrong cells are instructor code: never in what students receive
-        assert m.hint[:60] not in release and m.code.splitlines()[-1].strip() not in release.splitlines()
+    # wrong and rewrite cells are instructor code: never in what students receive
+    release = ""
+    for path in (REPO / "assignments" / assignment).rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="ignore")
+            if path.suffix == ".ipynb":
+                text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"])
+            release += text + "\n"
+    assert "# wrong:" not in release and "# rewrite:" not in release and "# hint:" not in release
+    for m in mistakes:
+        assert m.hint not in " ".join(release.split())
 
 
 def _named(assignment, code, hint):
@@ -190,3 +197,6 @@ def test_pdl_grade_names_two_mistakes(write_nb, correct_nb, tmp_path, capsys):
         assert any(m.hint in t["diagnosis"] for t in tests if not t["passed"])
     assert not any(t["diagnosis"] for t in tests if t["passed"])
     assert "hint: Your results match a known mistake" in printed
+    assert "hint: Your results match known mistakes made together" in printed  # a caller of both
+    named = {h for t in tests for h in diagnose.named_hints(t["diagnosis"])}
+    assert named == {m.hint for m in chosen}
