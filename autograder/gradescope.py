@@ -200,8 +200,16 @@ def venv_for(zip_path: Path, cache: Path | None = None) -> Path:
 
     with zipfile.ZipFile(zip_path) as zf:
         reqs = zf.read("requirements.txt")
+    import fcntl
+
     cache = cache or default_cache()
     venv = cache / f"gradescope-{hashlib.sha256(reqs).hexdigest()[:12]}"
+    with open(cache / f"{venv.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # tests in parallel processes share one build
+        return _build_venv(venv, reqs)
+
+
+def _build_venv(venv: Path, reqs: bytes) -> Path:
     if (venv / ".complete").exists():
         return venv
     shutil.rmtree(venv, ignore_errors=True)

@@ -129,8 +129,6 @@ def _setup_script(root: Path, uid: int, final: list[str]) -> str:
             lines.append(f"ln -s {q(os.readlink(host))} {top} || fail 'cannot link /{top}'")
         elif host.is_dir():
             lines.append(f"ro /{top} {top}")
-    for path in _python_paths():
-        lines.append(f"ro {q(str(path))} {q(str(path).lstrip('/'))}")
     for name in WORKER_MODULES:
         lines.append(f"install -m 0644 {q(str(REPO / 'autograder' / name))} pdl/autograder/ || fail 'cannot copy the worker'")
     passwd = (f"root:x:0:0:root:/root:/usr/sbin/nologin\\nstudent:x:{uid}:{uid}:student:{HOME}:/usr/sbin/nologin\\n"
@@ -161,9 +159,13 @@ def _setup_script(root: Path, uid: int, final: list[str]) -> str:
         "mount --bind .scratch/home home/student && mount --bind .scratch/tmp tmp && mount --bind .scratch/shm dev/shm "
         "&& umount .scratch && rmdir .scratch || fail 'cannot mount the scratch folder'",
         "mount -t proc -o nosuid,nodev,noexec proc proc || fail 'cannot mount /proc'",
+    ]
+    # after the scratch folder, so that an interpreter kept under /tmp is not covered by it
+    lines += [f"ro {q(str(path))} {q(str(path).lstrip('/'))}" for path in _python_paths()]
+    lines += [
         "pivot_root . .old || fail 'pivot_root failed'",
         "umount -l /.old && rmdir /.old || fail 'cannot detach the host root'",
-        "mount -o remount,ro,nosuid,nodev / || fail 'cannot make the root read-only'",
+        "mount -o remount,bind,ro,nosuid,nodev / || fail 'cannot make the root read-only'",
         f"cd {HOME} || fail 'cannot enter the scratch folder'",
     ]
     if _is_root():

@@ -395,3 +395,44 @@ def _uid(entry: Path) -> int:
         return entry.stat().st_uid
     except OSError:
         return -1
+
+
+UNPRIVILEGED = r'''
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from autograder import sandbox
+w = sandbox.Worker({}, memory_mb=2048)
+try:
+    w.wait_ready(60)
+    errors = w.run_cells([(0, "import os\ndef f():\n    return [os.getuid(), sorted(os.listdir('/')), "
+                              "[d for d in ('/', '/usr', '/tmp', '/home/student') if os.access(d, os.W_OK)]]")], 60)
+    answer = w.request({"op": "call", "name": "f", "args": [], "kwargs": {"__dict__": []}}, 30)
+finally:
+    w.close()
+print(json.dumps({"isolation": w.isolation, "errors": errors, "answer": answer}))
+'''
+
+
+def test_an_unprivileged_grader_gets_the_same_allow_list(tmp_path):
+    """A TA's ordinary account (here: nobody) builds the sandbox in a user namespace."""
+    from autograder import gradescope
+    from autograder.generate import build_otter_zip
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to become another user for the test")
+    # an interpreter with numpy and IPython that an ordinary account can run (not under /root)
+    venv = gradescope.venv_for(build_otter_zip(EXEMPLAR))
+    out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "-i",
+                          "PATH=/usr/bin:/bin:/usr/sbin:/sbin", "HOME=/",
+                          str(venv / "bin" / "python"), "-c", UNPRIVILEGED, str(REPO)],
+                         capture_output=True, text=True, timeout=120, cwd="/")
+    if "No module named 'autograder'" in out.stderr:
+        pytest.skip(f"this checkout ({REPO}) is not readable by other users")
+    if "SandboxUnavailable" in out.stderr:
+        pytest.skip(f"unprivileged user namespaces are not allowed here: {out.stderr[-300:]}")
+    assert out.returncode == 0, out.stderr[-2000:]
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert data["isolation"] == "namespace" and data["errors"] == []
+    uid, root, writable = data["answer"]["value"]
+    assert uid == 1000 and "root" not in root and "work" not in root and "sys" not in root
+    assert writable == ["/tmp", "/home/student"]
