@@ -507,7 +507,17 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
         where = " for large inputs (overflow?)" if _small_only(calls, good, bad, rtol, atol) else ""
         return (f"{name} returns nan or inf{where} where finite values are expected: look for 0 log 0, "
                 "0/0, the log of 0 or an exp that overflows, and use the limiting value there.")
-    # 3. the same factor (or sign) on every input
+    # 3. an argument ignored: correct at its default value only (before the factor: a kernel
+    #    linear in sigma_w is off by a constant factor when sigma_w is ignored)
+    ignored = _ignored_argument(cat, name, calls, [i for i, _, _ in bad], rtol, atol)
+    if ignored:
+        return (f"{name} answers as if the argument `{ignored}` always had its default value: "
+                f"check that your code uses `{ignored}`.")
+    only = _default_only(cat, name, calls, [i for i, _, _ in good], [i for i, _, _ in bad])
+    if only:
+        return (f"{name} is correct only when `{only}` has its default value: check how your code "
+                f"uses `{only}`.")
+    # 4. the same factor (or sign) on every input
     a_all = np.concatenate([a.ravel() for _, a, _ in leaves]) if leaves else np.array([])
     e_all = np.concatenate([e.ravel() for _, _, e in leaves]) if leaves else np.array([])
     fin = np.isfinite(e_all) & np.isfinite(a_all)
@@ -530,11 +540,6 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
         if a_f.size >= 3 and abs(d) > atol and np.all(np.abs(shift - d) <= 10 * atol + 10 * rtol * np.abs(e_f)):
             return (f"{name} is off by the same additive constant on every input: look for a missing or "
                     "extra constant term.")
-    # 4. an argument ignored: correct at its default value only
-    ignored = _ignored_argument(cat, name, calls, [i for i, _, _ in bad], rtol, atol)
-    if ignored:
-        return (f"{name} answers as if the argument `{ignored}` always had its default value: "
-                f"check that your code uses `{ignored}`.")
     # 5. correct for small inputs, wrong for large ones
     if _small_only(calls, good, bad, rtol, atol):
         return (f"{name} is correct for small inputs but wrong for large ones: look for overflow, "
@@ -567,32 +572,54 @@ def _small_only(calls, good, bad, rtol, atol) -> bool:
     return False
 
 
-def _ignored_argument(cat, name, calls, bad, rtol, atol) -> str:
-    fn = cat.reference.ns.get(name)
+def _non_default(sig, call) -> set | None:
+    """The parameters with a default that ``call`` sets to another value (None: cannot bind)."""
     try:
-        sig = inspect.signature(fn)
+        bound = sig.bind(*call.args, **call.kwargs)
+    except TypeError:
+        return None
+    out = set()
+    for p, value in bound.arguments.items():
+        param = sig.parameters[p]
+        if param.default is inspect.Parameter.empty or param.kind not in (
+                inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            continue
+        try:
+            same = close(value, param.default, 0.0, 0.0)
+        except Exception:  # noqa: BLE001
+            same = False
+        if not same:
+            out.add(p)
+    return out
+
+
+def _default_only(cat, name, calls, good, bad) -> str:
+    """The one parameter that every wrong call sets and no right call does, or ""."""
+    try:
+        sig = inspect.signature(cat.reference.ns.get(name))
     except (TypeError, ValueError):
         return ""
-    candidates = None
-    for i in bad[:16]:
-        try:
-            bound = sig.bind(*calls[i].args, **calls[i].kwargs)
-        except TypeError:
-            return ""
-        changed = set()
-        for p, value in bound.arguments.items():
-            default = sig.parameters[p].default
-            if default is inspect.Parameter.empty or sig.parameters[p].kind not in (
-                    inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
-                continue
-            try:
-                same = close(value, default, 0.0, 0.0)
-            except Exception:  # noqa: BLE001
-                same = False
-            if not same:
-                changed.add(p)
-        candidates = changed if candidates is None else candidates & changed
-    for p in sorted(candidates or ()):
+    if not good or not bad:
+        return ""
+    sets = [_non_default(sig, calls[i]) for i in good + bad]
+    if any(x is None for x in sets):
+        return ""
+    on_good, on_bad = set().union(*sets[:len(good)]), set.intersection(*sets[len(good):])
+    candidates = sorted(on_bad - on_good)
+    return candidates[0] if len(candidates) == 1 and not on_good else ""
+
+
+def _ignored_argument(cat, name, calls, bad, rtol, atol) -> str:
+    """A parameter whose value the student's answers ignore: with it reset to its default,
+    the reference gives the student's answers on every wrong call. "" if none."""
+    try:
+        sig = inspect.signature(cat.reference.ns.get(name))
+    except (TypeError, ValueError):
+        return ""
+    sets = [_non_default(sig, calls[i]) for i in bad[:16]]
+    if not sets or any(x is None for x in sets):
+        return ""
+    for p in sorted(set.intersection(*sets)):
         for i in bad[:16]:
             bound = sig.bind(*calls[i].args, **calls[i].kwargs)
             bound.arguments.pop(p)

@@ -155,6 +155,10 @@ def test_generic_diagnoses(answer, expected):
 def test_generic_ignored_argument_and_small_inputs():
     inputs = [((np.linspace(0.1, 2.0, 5),), {"scale": 3.0}), ((np.array([0.3, 0.7]), 2.5), {})]
     assert "argument `scale`" in _generic("f", lambda x, scale=1.0: ref_f(x), inputs)
+    mixed = [((np.linspace(0.1, 2.0, 5),), {}), ((np.array([0.3, 0.7]),), {"scale": 2.5}),
+             ((np.array([0.2, 0.9]),), {"scale": 1.0})]
+    text = _generic("f", lambda x, scale=1.0: ref_f(x, scale) + (scale != 1.0) * x ** 2, mixed)
+    assert "correct only when `scale` has its default value" in text
     grid = [((np.linspace(0.1, 9.0, 12),), {})]
     text = _generic("f", lambda x: np.where(np.abs(x) < 4, ref_f(x), ref_f(x) * (1 + 1e-3 * x)), grid)
     assert "correct for small inputs but wrong for large ones" in text
