@@ -68,14 +68,35 @@ class GradeReport:
 
 
 def assignment_version(assignment: str) -> str:
-    """``<year>.<hash of the hidden tests and reference>``: what a grade was computed against."""
+    """``<year>.<hash of the hidden tests and reference>``: what a grade was computed against.
+    The hash is of the code as Python parses it (docstrings, comments and layout left out, see
+    ``normalised_code``), so only a change that can change a grade (test code, points, the
+    reference's code, the year's parameters) changes the version."""
     import course_config
 
     digest = hashlib.sha256(str(course_config.SEED).encode())
     for folder in ("grading_tests", "solutions"):
         for path in sorted((REPO / folder / assignment).glob("*.py")):
-            digest.update(path.read_bytes())
+            digest.update(normalised_code(path.read_text()).encode())
     return f"{course_config.YEAR}.{digest.hexdigest()[:10]}"
+
+
+def normalised_code(text: str) -> str:
+    """``ast.dump`` of the module without docstrings (comments and line numbers are never in it);
+    text that does not parse is hashed as it is."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def _answer_cells(nb) -> list[tuple[int, dict, str]]:
@@ -188,6 +209,7 @@ class SandboxStudent:
         # CPU seconds for one process: a backstop behind the wall-clock limits (threads add up)
         self._cpu_s = int(2 * timeout + 40 * call_timeout)
         self.refused: SandboxUnavailable | None = None
+        self._early: Worker | None = None
         self._worker: Worker | None = None
         self._bad_cells: set[int] = set()
         self._restarts = 0
@@ -209,8 +231,7 @@ class SandboxStudent:
                 self.errors.append(self._fatal)
                 raise StudentError("crashed", self._fatal)
             try:
-                worker = Worker(self._files, memory_mb=self._memory_mb, isolation=self._isolation,
-                                cpu_s=self._cpu_s)
+                worker, self._early = self._early or self._spawn(), None
             except SandboxUnavailable as exc:
                 self._refuse(exc)
             self.isolation = worker.isolation
@@ -241,6 +262,18 @@ class SandboxStudent:
             self.cell_errors = errors
             self._worker = worker
             return worker
+
+    def _spawn(self) -> Worker:
+        return Worker(self._files, memory_mb=self._memory_mb, isolation=self._isolation, cpu_s=self._cpu_s)
+
+    def prestart(self) -> None:
+        """Start the student's process now, so that its interpreter boots while the grader loads
+        the hidden tests and the reference (the first call then finds it ready)."""
+        if self._early is None and self._worker is None:
+            try:
+                self._early = self._spawn()
+            except SandboxUnavailable as exc:
+                self.refused = exc
 
     def _refuse(self, exc: SandboxUnavailable):
         """The sandbox broke down: no student code runs; ``grade`` raises after the tests."""
@@ -302,9 +335,10 @@ class SandboxStudent:
             self._worker = None
 
     def close(self):
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+        for worker in (self._worker, self._early):
+            if worker is not None:
+                worker.close()
+        self._worker = self._early = None
 
 
 class _Unreadable:
@@ -479,6 +513,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],
                                  timeout=timeout, call_timeout=call_timeout,
                                  memory_mb=memory_mb, isolation=isolation)
+        student.prestart()
     try:
         report.tests = run_hidden_tests(assignment, student)
         if public_checks and isinstance(student, SandboxStudent):

@@ -109,3 +109,35 @@ def test_new_year_command_regenerates_a_valid_course(tmp_path):
     assert new != old and f"course year {NEXT}" in new
     checked = run("validate", EXEMPLAR, "--no-otter", "--mutants", "0")
     assert checked.returncode == 0, checked.stdout[-3000:]
+
+
+def test_assignment_version_changes_with_grading_code_not_with_docstrings_or_comments(tmp_path, monkeypatch):
+    """A resumed cohort is regraded only when a grade can change: edits of docstrings, comments
+    and layout keep the version; a tolerance, a points value or a parameter changes it."""
+    import autograder.grading as grading
+
+    for folder in ("grading_tests", "solutions"):
+        shutil.copytree(REPO / folder / "ex2_1_cumulants", tmp_path / folder / "ex2_1_cumulants")
+    monkeypatch.setattr(grading, "REPO", tmp_path)
+    tests = tmp_path / "grading_tests" / "ex2_1_cumulants" / "test_ex2_1_cumulants.py"
+    module = tmp_path / "solutions" / "ex2_1_cumulants" / "__init__.py"
+    original = {p: p.read_text() for p in (tests, module)}
+    base = grading.assignment_version("ex2_1_cumulants")
+    assert base.startswith(f"{THIS}.")
+
+    def version_after(path, old, new):
+        text = original[path]
+        assert old in text, old
+        path.write_text(text.replace(old, new, 1))
+        try:
+            return grading.assignment_version("ex2_1_cumulants")
+        finally:
+            path.write_text(original[path])
+
+    assert version_after(module, '"""Reference implementation', '"""A reworded docstring.\n\nReference implementation') == base
+    assert version_after(module, "PARAMS = {", "# a new comment\n\n\nPARAMS = {") == base
+    assert version_after(tests, '"""Hidden tests of', '"""Reworded hidden tests of') == base
+    assert version_after(tests, "def test_", "# a comment\ndef test_") == base
+    assert version_after(tests, '"""A random single-', '"""Reworded: a random single-') == base
+    assert version_after(module, "PARAMS = {'g3': ", "PARAMS = {'g3': 1 + ") != base
+    assert version_after(tests, "rtol=", "rtol=2 * ") != base
