@@ -189,18 +189,29 @@ def cmd_new_year(args) -> int:
     cfg_path.write_text(text)
     import importlib
     importlib.reload(_config())
+    from autograder.generate import solution_notebook_executed
+
     ids = _assignments([], True)
     for aid in ids:
-        generate(aid, execute_solution=not args.no_execute, otter=not args.no_otter)
+        generate(aid, execute_solution=not args.no_execute, otter=not args.no_otter, log=lambda _: None)
         print(f"{aid}: regenerated for {args.year}")
+    unexecuted = [aid for aid in ids if not solution_notebook_executed(aid)]
     log = REPO / "CHANGELOG.md"
     entry = (f"\n## {args.year} (from {old_year}), {datetime.date.today().isoformat()}\n"
              f"- `pdl new-year {args.year}`: every assignment regenerated; hidden-test inputs and year "
              f"parameters redrawn from seed {_config().SEED} and year {args.year}. Grades record version "
              f"`{args.year}.<hash>`; a late submission of {old_year} is graded with the {old_year} checkout.\n"
              f"- Assignments: {', '.join(ids)}\n")
+    if unexecuted:
+        entry += (f"- Solution notebooks written without outputs (not yet executed for {args.year}): "
+                  f"{', '.join(unexecuted)}\n")
     log.write_text(log.read_text() + entry if log.exists() else "# Changelog\n" + entry)
-    print(f"course year {old_year} -> {args.year}; run `pdl validate --all`, then commit.")
+    print(f"course year {old_year} -> {args.year}; release notebooks, references, hidden tests and example "
+          f"submissions are on {args.year}'s parameters.")
+    if unexecuted:
+        print(f"{len(unexecuted)} solution notebook(s) hold {args.year}'s code but no outputs or figures yet; "
+              f"execute them before release:\n  pdl generate {' '.join(unexecuted)}")
+    print("Then run `pdl validate --all` and commit.")
     return 0
 
 

@@ -362,8 +362,12 @@ def generate(assignment: str, *, execute_solution: bool = True, otter: bool = Tr
         log(f"{aid}: executing the solution notebook ...")
         execute(solution, nb_path.parent)
         _write(nb_path, nbformat.writes(solution) + "\n", changed)
-    elif not nb_path.exists():
+    elif not solution_notebook_fresh(aid, solution):
+        # its code changed (source edited, another year's parameters): the old outputs belong to
+        # other code, so the notebook is written without them; `pdl generate ID` executes it
         _write(nb_path, nbformat.writes(solution) + "\n", changed)
+        log(f"{aid}: solutions/{aid}/{aid}.ipynb written without outputs (its code changed); "
+            f"execute it with `pdl generate {aid}`")
     _write(REPO / "nbgrader" / "source" / aid / f"{aid}.ipynb",
            nbformat.writes(nbgrader_notebook(src)) + "\n", changed)
     write_examples(aid, changed)
@@ -372,14 +376,52 @@ def generate(assignment: str, *, execute_solution: bool = True, otter: bool = Tr
     return changed
 
 
+def _cell_key(nb: dict) -> list:
+    """What of a notebook's cells its code decides (type, source, id, metadata), not outputs."""
+    def text(source):
+        return "".join(source) if isinstance(source, list) else source
+    return [(c.get("cell_type"), text(c.get("source", "")), c.get("id"),
+             {k: v for k, v in c.get("metadata", {}).items() if k != "execution"}) for c in nb.get("cells", [])]
+
+
+def solution_notebook_fresh(assignment: str, fresh=None) -> bool:
+    """Does the solution notebook hold the code a fresh render of the source gives (this year's
+    header and parameters)? Its outputs, if any, then come from that code."""
+    import nbformat
+
+    path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
+    if fresh is None:
+        fresh = _notebook(_cells(load(assignment), solution=True), assignment)
+    try:
+        committed = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return _cell_key(committed) == _cell_key(json.loads(nbformat.writes(fresh)))
+
+
+def solution_notebook_executed(assignment: str) -> bool:
+    path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
+    try:
+        cells = json.loads(path.read_text()).get("cells", [])
+    except (OSError, ValueError):
+        return False
+    return any(c.get("outputs") for c in cells if c.get("cell_type") == "code")
+
+
 def write_examples(assignment: str, changed: list) -> None:
     """Example submissions for TAs and the demo: correct, partial, stub, invalid JSON, infinite loop."""
+    for name, text in example_texts(assignment).items():
+        _write(REPO / "examples" / "submissions" / assignment / name, text, changed)
+
+
+def example_texts(assignment: str) -> dict[str, str]:
+    """File name -> text of each example submission, made from the release and the solution
+    notebook as they are on disk."""
     import json
 
     from autograder.source import load, stub
     from autograder.validate import variant_notebook
 
-    folder = REPO / "examples" / "submissions" / assignment
     notebooks = {kind: variant_notebook(assignment, kind) for kind in ("correct", "partial", "stub")}
     looping = json.loads(json.dumps(notebooks["correct"]))
     victim = load(assignment).graded_functions()[-1]
@@ -390,10 +432,12 @@ def write_examples(assignment: str, changed: list) -> None:
                 f'raise NotImplementedError("{victim}: replace this line with your implementation")',
                 "while True:  # a bisection that never converges\n        pass")
     notebooks["infinite_loop"] = looping
+    out = {}
     for name, nb in notebooks.items():
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
                 cell["outputs"], cell["execution_count"] = [], None
-        _write(folder / f"{name}.ipynb", json.dumps(nb, indent=1, sort_keys=True) + "\n", changed)
+        out[f"{name}.ipynb"] = json.dumps(nb, indent=1, sort_keys=True) + "\n"
     text = json.dumps(notebooks["correct"], indent=1, sort_keys=True)
-    _write(folder / "invalid_json.ipynb", text[: len(text) // 2] + "\n", changed)
+    out["invalid_json.ipynb"] = text[: len(text) // 2] + "\n"
+    return out

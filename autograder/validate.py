@@ -87,10 +87,12 @@ def leaks(assignment: str) -> list[str]:
 
 
 def stale(assignment: str) -> list[str]:
-    """Generated files that differ from a fresh render of the source."""
+    """Generated files that differ from a fresh render of the source: release, reference module,
+    hidden tests; the solution notebook's code (its outputs come from other code, e.g. another
+    year's parameters, until it is re-executed); the example submissions."""
     import nbformat
 
-    from autograder.generate import _cells, _notebook, module_text, tests_text
+    from autograder.generate import _cells, _notebook, example_texts, module_text, solution_notebook_fresh, tests_text
     from autograder.source import load
 
     src = load(assignment)
@@ -100,8 +102,15 @@ def stale(assignment: str) -> list[str]:
         REPO / "solutions" / assignment / "__init__.py": module_text(src),
         REPO / "grading_tests" / assignment / f"test_{assignment}.py": tests_text(src),
     }
-    return [str(p.relative_to(REPO)) for p, text in expected.items()
-            if not p.exists() or p.read_text() != text]
+    out = [str(p.relative_to(REPO)) for p, text in expected.items()
+           if not p.exists() or p.read_text() != text]
+    if not solution_notebook_fresh(assignment):
+        out.append(f"solutions/{assignment}/{assignment}.ipynb (older code or another year: re-execute it)")
+    else:
+        folder = REPO / "examples" / "submissions" / assignment
+        out += [f"examples/submissions/{assignment}/{name}" for name, text in example_texts(assignment).items()
+                if not (folder / name).exists() or (folder / name).read_text() != text]
+    return out
 
 
 def otter_score(zip_path: Path, notebook: Path, timeout: float = 600) -> float:
@@ -202,6 +211,10 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
     log(f"{assignment}")
     bad = stale(assignment)
     line(not bad, "generated files are fresh" if not bad else f"stale, run `pdl generate {assignment}`: {bad}")
+    from autograder.generate import solution_notebook_executed
+    if not solution_notebook_executed(assignment):
+        log(f"  note  solutions/{assignment}/{assignment}.ipynb has no outputs (figures): "
+            f"`pdl generate {assignment}` executes it")
     leaked = leaks(assignment)
     line(not leaked, "no private code in assignments/" if not leaked else f"LEAK: {leaked[:3]}")
     scores = {}

@@ -107,8 +107,26 @@ def test_new_year_command_regenerates_a_valid_course(tmp_path):
     old = (REPO / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text()
     new = (clone / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text()
     assert new != old and f"course year {NEXT}" in new
-    checked = run("validate", EXEMPLAR, "--no-otter", "--mutants", "0")
+    # without execution the solution notebook still gets this year's code (no outputs), and the
+    # example submissions follow it; the command says what is left to execute
+    solution = (clone / "solutions" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text()
+    assert f"course year {NEXT}" in solution and '"outputs": []' in solution
+    correct = (clone / "examples" / "submissions" / EXEMPLAR / "correct.ipynb").read_text()
+    assert correct != (REPO / "examples" / "submissions" / EXEMPLAR / "correct.ipynb").read_text()
+    assert f"course year {NEXT}" in correct
+    assert "pdl generate " in done.stdout and EXEMPLAR in done.stdout.split("pdl generate ")[-1]
+    checked = run("validate", EXEMPLAR, "--no-otter", "--mutants", "0", "--no-gradescope")
     assert checked.returncode == 0, checked.stdout[-3000:]
+    assert "has no outputs" in checked.stdout
+
+
+def test_validate_names_a_solution_notebook_of_another_year_as_stale(monkeypatch):
+    from autograder.validate import stale
+
+    assert stale(EXEMPLAR) == []
+    monkeypatch.setattr(course_config, "YEAR", NEXT)
+    bad = stale(EXEMPLAR)
+    assert any(b.startswith(f"solutions/{EXEMPLAR}/{EXEMPLAR}.ipynb") and "re-execute" in b for b in bad), bad
 
 
 def test_assignment_version_changes_with_grading_code_not_with_docstrings_or_comments(tmp_path, monkeypatch):
