@@ -108,10 +108,16 @@ def _python_paths() -> list[Path]:
     return paths
 
 
-def _setup_script(root: Path, uid: int, final: list[str]) -> str:
-    """The shell steps that build the allow-list root at ``root`` and exec ``final`` in it."""
+# Where the new root is assembled, inside the sandbox's private mount namespace: a path every
+# Linux system has and that holds nothing the root needs, so covering it hides nothing from the
+# binds (the host's own /dev/shm is untouched) and no folder is made on the host.
+BUILD_AT = "/dev/shm"
+
+
+def _setup_script(uid: int, final: list[str]) -> str:
+    """The shell steps that build the allow-list root and exec ``final`` in it."""
     q = shlex.quote
-    R = q(str(root))
+    R = BUILD_AT
     lines = [
         "set -u",
         'fail() { echo "pdl-sandbox: $*" >&2; exit 97; }',
@@ -189,15 +195,12 @@ def probe() -> str:
                if shutil.which(t) is None]
     if missing:
         return f"missing commands: {', '.join(missing)} (util-linux)"
-    root = Path(tempfile.mkdtemp(prefix="pdl-root-"))
     try:
-        script = _setup_script(root, sandbox_uid(), [sys.executable, "-I", "-c",
+        script = _setup_script(sandbox_uid(), [sys.executable, "-I", "-c",
                                                       "import numpy, os; assert os.getcwd() == '/home/student'"])
         proc = subprocess.run(_unshare_cmd() + ["sh", "-c", script], capture_output=True, timeout=60)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"cannot start unshare: {exc}"
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         return (err[-1] if err else f"exit code {proc.returncode}")[:300]
@@ -319,11 +322,11 @@ class Worker:
         for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
             if key in os.environ:
                 env[key] = os.environ[key]
-        self._root = Path(tempfile.mkdtemp(prefix="pdl-root-"))  # an empty mount point, 0700
+        self._root = None if self.isolation == "namespace" else Path(tempfile.mkdtemp(prefix="pdl-work-"))
         if self.isolation == "namespace":
             home = HOME
             inner[-1] = inner[-1].format("/pdl", json.dumps(limits))
-            cmd = _unshare_cmd() + ["sh", "-c", _setup_script(self._root, sandbox_uid(), inner)]
+            cmd = _unshare_cmd() + ["sh", "-c", _setup_script(sandbox_uid(), inner)]
             cwd = "/"
         elif self.isolation == "account":
             uid, gid = _account_ids()
@@ -435,11 +438,6 @@ class Worker:
         while self.receive(deadline).get("event") != "ready":
             pass
         self.proc.stderr.close()  # set-up is over; the worker's fd 2 is /dev/null from here on
-        if self.isolation == "namespace":  # the empty mount point is no longer needed on the host
-            try:
-                self._root.rmdir()
-            except OSError:
-                pass
         files = {name: base64.b64encode(data).decode("ascii") for name, data in self._files.items()}
         answer = self.request({"op": "files", "files": files}, timeout)
         if answer.get("status") != "ok":
@@ -520,10 +518,4 @@ class Worker:
                 if ids:
                     _kill_uid(ids[0])
             shutil.rmtree(self._root, ignore_errors=True)
-        else:
-            try:
-                self._root.rmdir()  # the empty mount point; the root itself lived in the namespace
-            except FileNotFoundError:
-                pass
-            except OSError:
-                shutil.rmtree(self._root, ignore_errors=True)
+
