@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -192,6 +193,63 @@ def execute(nb, cwd: Path, timeout: int = 600):
         client.execute()
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
+    return normalise_outputs(nb)
+
+
+# What differs between two executions of the same code, and how it is written instead:
+_KERNEL_FILE = re.compile(r"/tmp/ipykernel_\d+/")                        # the kernel's pid
+_TINY_FLOAT = re.compile(r"(?<![\w.])-?\d(?:\.\d*)?e-(?:1[3-9]|[2-9]\d|\d{3,})\b")  # rounding noise, |x| < 1e-12
+_LONG_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{13,}(?:e[-+]?\d+)?\b")       # full repr: noise in the last digits
+PNG_KEEP = {b"IHDR", b"PLTE", b"IDAT", b"IEND", b"tRNS", b"gAMA", b"sRGB", b"cHRM", b"pHYs"}
+
+
+def _stable_text(text: str) -> str:
+    text = _KERNEL_FILE.sub("/tmp/ipykernel/", text)
+    text = _TINY_FLOAT.sub("<1e-12", text)
+    return _LONG_FLOAT.sub(lambda m: f"{float(m.group()):.12g}", text)
+
+
+def _stable_png(data: str) -> str:
+    """The PNG without its text and time chunks (software version, dates)."""
+    import base64
+    import struct
+
+    raw = base64.b64decode(data)
+    if raw[:8] != b"\x89PNG\r\n\x1a\n":
+        return data
+    out, pos = [raw[:8]], 8
+    while pos + 8 <= len(raw):
+        length, kind = struct.unpack(">I4s", raw[pos:pos + 8])
+        end = pos + 12 + length
+        if kind in PNG_KEEP:
+            out.append(raw[pos:end])
+        pos = end
+    return base64.b64encode(b"".join(out)).decode()
+
+
+def normalise_outputs(nb):
+    """Make an executed notebook byte-stable: consecutive stream outputs merged (chunking depends
+    on timing), rounding noise in printed numbers written as ``<1e-12`` or to 12 digits, the
+    kernel's temporary file names without its pid, PNGs without text/time chunks."""
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        merged = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                out["text"] = _stable_text(out.get("text", ""))
+                if merged and merged[-1].get("output_type") == "stream" and merged[-1].get("name") == out.get("name"):
+                    merged[-1]["text"] += out["text"]
+                    continue
+            elif out.get("output_type") == "error":
+                out["traceback"] = [_stable_text(t) for t in out.get("traceback", [])]
+            data = out.get("data", {})
+            if isinstance(data.get("text/plain"), str):
+                data["text/plain"] = _stable_text(data["text/plain"])
+            if isinstance(data.get("image/png"), str):
+                data["image/png"] = _stable_png(data["image/png"])
+            merged.append(out)
+        cell["outputs"] = merged
     return nb
 
 

@@ -46,3 +46,26 @@ def test_reference_module_exposes_catalogue_names():
     module = importlib.import_module(f"solutions.{EXEMPLAR}")
     for name in load(EXEMPLAR).graded_functions():
         assert callable(getattr(module, name))
+
+
+def test_generate_with_execution_twice_changes_no_byte():
+    """Re-executing a solution notebook is byte-stable: stream chunks merged, rounding noise and
+    the kernel's pid normalised, PNG text chunks dropped (``generate.normalise_outputs``)."""
+    small = "ex2_1_cumulants"  # no torch, a few seconds per execution
+    generate(small, execute_solution=True, otter=False)
+    assert generate(small, execute_solution=True, otter=False) == []
+
+
+def test_normalised_outputs_hide_rounding_noise_and_merge_streams():
+    import nbformat
+
+    from autograder.generate import normalise_outputs
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print(...)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="residual -3.7e-15, "),
+                    nbformat.v4.new_output("stream", name="stdout", text="sum 0.30000000000000004\n"),
+                    nbformat.v4.new_output("stream", name="stderr", text="/tmp/ipykernel_4242/1.py:3: Warning\n")]
+    nb.cells.append(cell)
+    outputs = normalise_outputs(nb).cells[0].outputs
+    assert [o["text"] for o in outputs] == ["residual <1e-12, sum 0.3\n", "/tmp/ipykernel/1.py:3: Warning\n"]
