@@ -41,13 +41,85 @@ def _header(src: Source, solution: bool) -> str:
     import course_config
 
     what = "Solution notebook (instructors only)" if solution else "Assignment"
-    return (f"*{what} for* **{src.assignment}**, *course year {course_config.YEAR}.* "
+    text = (f"*{what} for* **{src.assignment}**, *course year {course_config.YEAR}.* "
             f"*{GENERATED.format(id=src.assignment)}*\n\n"
             "**How to work:** implement every function whose body says `raise NotImplementedError`, "
             "keeping its name and arguments. Run the notebook top to bottom; cells with `@check` "
             "print `ok` / `FAIL` for the public checks. Hidden tests with other inputs decide the "
             "grade, so make the functions correct, not just the checks green. Written answers go "
             f"in the cells marked {ANSWER_PLACEHOLDER} Submit this `.ipynb` file.")
+    if not solution:
+        per_function = graded_points(src)
+        hidden = sum(per_function.values())
+        written = sum(q.points for q in src.written_questions())
+        text += (f"\n\n**Points:** {hidden:g} for your functions (hidden tests; each function's "
+                 "points are in a comment above it)"
+                 + (f" + {written:g} for written answers (graded by hand) = {hidden + written:g}"
+                    if written else "") + ".")
+    return text
+
+
+def _points_word(k: float) -> str:
+    return f"{k:g} point" + ("" if k == 1 else "s")
+
+
+def graded_points(src: Source) -> dict[str, float]:
+    """Graded function -> points of the hidden tests that test it. A test counts for the function
+    its description starts with (``"name: ..."``), else the one its name is ``test_<name>...``
+    of, else the first graded function it calls (``student.<name>``, also through helpers)."""
+    import ast
+    import re
+
+    graded = src.graded_functions()
+    tree = ast.parse(src.code("tests"))
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+    def called(node, seen):
+        names = []
+        for sub in sorted((s for s in ast.walk(node) if hasattr(s, "lineno")), key=lambda s: (s.lineno, s.col_offset)):
+            if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "student"
+                    and sub.attr in graded):
+                names.append(sub.attr)
+            elif (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in helpers
+                  and sub.func.id not in seen):
+                names += called(helpers[sub.func.id], seen | {sub.func.id})
+        return names
+
+    out: dict[str, float] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_")):
+            continue
+        pts = 1.0
+        for d in node.decorator_list:
+            if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "points" and d.args:
+                pts = float(ast.literal_eval(d.args[0]))
+        first = re.match(r"\w+", (ast.get_docstring(node) or "").strip())
+        by_name = [g for g in graded if node.name == f"test_{g}" or node.name.startswith(f"test_{g}_")]
+        if first and first.group() in graded:
+            name = first.group()
+        elif by_name:
+            name = max(by_name, key=len)
+        else:
+            name = next(iter(called(node, {node.name})), None)
+        if name:
+            out[name] = out.get(name, 0.0) + pts
+    return out
+
+
+def _with_points(code: str, points: dict[str, float]) -> str:
+    """A comment with its points above each graded function of a release cell."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    lines = code.split("\n")
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in points]
+    for node in sorted(defs, key=lambda n: n.lineno, reverse=True):
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+        lines.insert(first, f"# {node.name}: {_points_word(points[node.name])} (hidden tests)")
+    return "\n".join(lines)
 
 
 def year_rng(assignment: str):
@@ -86,17 +158,22 @@ def _cells(src: Source, solution: bool):
     roles = SOLUTION_ROLES if solution else RELEASE_ROLES
     out = [("markdown", src.cells[0].source, []), ("markdown", _header(src, solution), ["pdl-header"])]
     helper_done = False
+    points = {} if solution else graded_points(src)
     questions = iter(src.written_questions())
     for cell in src.cells[1:]:
         if cell.role not in roles:
             continue
         text = cell.source
         if cell.role == "graded" and not solution:
-            text = stub(text)
+            text = _with_points(stub(text), points)
         if cell.role == "params":
             text = params_code(src)
         if cell.role == "answer":
             q = next(questions)
+            if not solution:  # its own cell above the prompt: otter's fence keeps prompt and answer as they are
+                at = len(out) - 1 if out and out[-1][0] == "markdown" and "answer" not in out[-1][2] else len(out)
+                out.insert(at, ("markdown", f"*Written question below: {_points_word(q.points)}, graded by hand.*",
+                                ["pdl-points"]))
             out.append(("markdown", text if solution else ANSWER_PLACEHOLDER, ["answer", "otter_answer_cell"],
                         {"pdl": {"question": q.name, "points": q.points}}))
             continue

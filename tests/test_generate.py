@@ -3,9 +3,11 @@
 import json
 import zipfile
 
+import pytest
+
 from autograder.generate import build_otter_zip, generate
 from autograder.sandbox import REPO
-from autograder.source import load
+from autograder.source import all_assignments, load
 from conftest import EXEMPLAR
 
 
@@ -69,3 +71,32 @@ def test_normalised_outputs_hide_rounding_noise_and_merge_streams():
     nb.cells.append(cell)
     outputs = normalise_outputs(nb).cells[0].outputs
     assert [o["text"] for o in outputs] == ["residual <1e-12, sum 0.3\n", "/tmp/ipykernel/1.py:3: Warning\n"]
+
+
+def test_release_shows_points_per_function_and_question_and_the_total():
+    """Each graded function carries its hidden tests' points in a comment above it, each written
+    question its points, and the header the total; they add up to what grading uses."""
+    import re
+
+    from autograder.generate import hidden_tests
+
+    nb = json.loads((REPO / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text())
+    text = "\n".join("".join(c["source"]) for c in nb["cells"])
+    per_function = {name: float(k) for name, k in re.findall(r"^# (\w+): ([\d.]+) points? \(hidden tests\)\ndef \1\(",
+                                                               text, flags=re.M)}
+    assert set(per_function) == set(load(EXEMPLAR).graded_functions())
+    hidden = sum(p for _, p, _, _ in hidden_tests(EXEMPLAR))
+    assert sum(per_function.values()) == hidden
+    written = [float(k) for k in re.findall(r"\*Written question below: ([\d.]+) points?, graded by hand\.\*", text)]
+    assert written == [q.points for q in load(EXEMPLAR).written_questions()]
+    assert f"**Points:** {hidden:g} for your functions" in text
+    assert f"= {hidden + sum(written):g}." in text
+
+
+@pytest.mark.parametrize("assignment", all_assignments())
+def test_points_per_function_add_up_to_the_hidden_tests(assignment):
+    from autograder.generate import graded_points, hidden_tests
+
+    per_function = graded_points(load(assignment))
+    assert set(per_function) == set(load(assignment).graded_functions()), "a graded function without points"
+    assert sum(per_function.values()) == sum(p for _, p, _, _ in hidden_tests(assignment))
