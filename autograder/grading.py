@@ -529,6 +529,10 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
                               if isinstance(e, dict)]
     if len(report.errors) > MAX_ERRORS:
         report.errors[MAX_ERRORS:] = [f"... and {len(report.errors) - MAX_ERRORS} more notes"]
+    if not isinstance(student, _Unreadable):  # a notebook of another year: say so (graded as usual)
+        from autograder.generate import year_note
+        if note := year_note(nb, assignment):
+            report.errors.insert(0, note)
     if report.isolation == "process":
         report.errors.insert(0, "WARNING: " + PROCESS_WARNING)
     report.score = sum(t.points for t in report.tests)

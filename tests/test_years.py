@@ -159,3 +159,37 @@ def test_assignment_version_changes_with_grading_code_not_with_docstrings_or_com
     assert version_after(tests, '"""A random single-', '"""Reworded: a random single-') == base
     assert version_after(module, "PARAMS = {'g3': ", "PARAMS = {'g3': 1 + ") != base
     assert version_after(tests, "rtol=", "rtol=2 * ") != base
+
+
+def _with_year(nb, year, loads=None):
+    import copy
+    import re
+
+    nb = copy.deepcopy(nb)
+    for cell in nb["cells"]:
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        text = re.sub(r"course year \d{4}", f"course year {year}", text)
+        if loads is not None:
+            text = re.sub(r"'loads': \[[^\]]*\]", f"'loads': {loads}", text)
+        cell["source"] = text
+    return nb
+
+
+def test_year_note_names_another_years_or_seeds_notebook(correct_nb, stub_nb):
+    from autograder.generate import year_note
+
+    assert year_note(correct_nb, EXEMPLAR) is None and year_note(stub_nb, EXEMPLAR) is None
+    note = year_note(_with_year(stub_nb, THIS - 1), EXEMPLAR)
+    assert note and f"course year {THIS - 1}" in note and f"against course year {THIS}" in note
+    # same year on the header, other parameters (another seed's release, or edited)
+    note = year_note(_with_year(stub_nb, THIS, loads=[0.5, 1.0, 1.5, 1.9]), EXEMPLAR)
+    assert note and "PARAMS are not this year's" in note
+
+
+def test_last_years_notebook_is_graded_as_usual_with_a_note(correct_nb, write_nb):
+    from autograder.grading import grade
+
+    report = grade(write_nb("old", _with_year(correct_nb, THIS - 1)), EXEMPLAR)
+    assert report.score > 0  # graded as usual: correct code passes whatever the header says
+    assert any(f"course year {THIS - 1}" in e for e in report.errors), report.errors
+    assert not any("course year" in e for e in grade(write_nb("now", correct_nb), EXEMPLAR).errors)
