@@ -151,13 +151,55 @@ def mutant(code: str, graded: set[str], k: int) -> tuple[str, str]:
     return ast.unparse(tree), m.description
 
 
+def source_line_map(src: Source, code: str) -> dict[int, int]:
+    """Line of the reference module ``code`` (``generate.module_text``) -> line of the source file
+    the instructor edits, for every cell found verbatim in it (cells with includes are not)."""
+    from autograder.generate import MODULE_ROLES
+
+    try:
+        text = src.path.read_text()
+    except OSError:
+        return {}
+    out, at = {}, 0
+    for cell in src.cells:
+        if cell.role not in MODULE_ROLES or cell.role == "params" or not cell.source:
+            continue
+        in_code, in_file = code.find(cell.source, at), text.find(cell.source)
+        if in_code < 0:
+            continue
+        at = in_code + len(cell.source)
+        if in_file < 0:
+            continue
+        first_code, first_file = code.count("\n", 0, in_code) + 1, text.count("\n", 0, in_file) + 1
+        for k in range(cell.source.count("\n") + 1):
+            out[first_code + k] = first_file + k
+    return out
+
+
+def _in_source_terms(description: str, lines: dict[int, int], path: str) -> str:
+    """``line 12: Add -> Sub`` (of the module) as ``source/<id>/<id>.py:345: Add -> Sub``."""
+    import re
+
+    m = re.match(r"line (\d+): (.*)", description, flags=re.S)
+    if not m or int(m.group(1)) not in lines:
+        return description
+    return f"{path}:{lines[int(m.group(1))]}: {m.group(2)}"
+
+
 def mutation_run(assignment: str, sample: int | None = 40, seed: int = 0, log=None) -> dict:
-    """Grade mutants of the reference; returns counts and the surviving mutations."""
+    """Grade mutants of the reference; returns counts and the surviving mutations, each named by
+    its line in ``source/<id>/<id>.py``."""
     from autograder.generate import module_text
+    from autograder.sandbox import REPO
     from autograder.source import load
 
     src = load(assignment)
     code = module_text(src)
+    lines = source_line_map(src, code)
+    try:
+        path = str(src.path.relative_to(REPO))
+    except ValueError:
+        path = str(src.path)
     graded = set(src.graded_functions())
     full = score_code(assignment, code)[1]
     total = count_mutants(code, graded)
@@ -171,7 +213,7 @@ def mutation_run(assignment: str, sample: int | None = 40, seed: int = 0, log=No
         if score < full:
             caught += 1
         else:
-            survivors.append(desc)
+            survivors.append(_in_source_terms(desc, lines, path))
         if log:
             log(i + 1, len(sites))
     return {"sites": total, "graded": len(sites), "caught": caught, "survivors": survivors}

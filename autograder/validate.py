@@ -216,7 +216,8 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
         log(f"  note  solutions/{assignment}/{assignment}.ipynb has no outputs (figures): "
             f"`pdl generate {assignment}` executes it")
     leaked = leaks(assignment)
-    line(not leaked, "no private code in assignments/" if not leaked else f"LEAK: {leaked[:3]}")
+    line(not leaked, "no private code in assignments/" if not leaked else
+         "LEAK: " + "; ".join(_where_in_source(assignment, text) for text in leaked[:3]))
     scores = {}
     with tempfile.TemporaryDirectory(prefix="pdl-validate-") as tmp:
         for kind in ("correct", "stub", "partial"):
@@ -256,6 +257,15 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
             line(gs.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log),
                  "Gradescope simulation: the zip's own environment and run_autograder agree with pdl grade")
     return ok
+
+
+def _where_in_source(assignment: str, text: str) -> str:
+    """``'line' (source/<id>/<id>.py:12, 40)``: where the instructor wrote a leaked line."""
+    from autograder.source import source_path
+
+    path = source_path(assignment)
+    found = [k + 1 for k, ln in enumerate(path.read_text().splitlines()) if ln.strip() == text]
+    return f"{text!r} ({path.relative_to(REPO)}:{', '.join(map(str, found[:4])) or '?'})"
 
 
 def _uses_torch(assignment: str) -> bool:
