@@ -6,7 +6,9 @@ from __future__ import annotations
 CHECK_HELPER = '''\
 # Public checks (inserted by the course tools; do not edit).
 # Each @check function below runs when its cell runs and prints one line:
-# "ok" when it passes, "not yet" for an unimplemented function, "FAIL" with a hint otherwise.
+# "ok" when it passes, "not yet" naming the function still to implement, "FAIL" with a hint otherwise.
+import re as _re
+
 _PDL_CHECKS = {}
 
 
@@ -16,8 +18,9 @@ def check(fn):
     doc = (fn.__doc__ or fn.__name__).strip().splitlines()[0]
     try:
         fn()
-    except NotImplementedError:
-        print(f"not yet  {doc}: implement the function first")
+    except NotImplementedError as exc:
+        missing = _re.match(r"\\s*(\\w+):", str(exc))
+        print(f"not yet  {doc}: implement {missing.group(1) if missing else 'the functions it uses'} first")
     except Exception as exc:
         print(f"FAIL     {doc}: {type(exc).__name__}: {exc}")
     else:
