@@ -1,0 +1,42 @@
+"""Run your notebook top to bottom and print its public checks, from a terminal.
+
+    python check_notebook.py ex3_2_nngp.ipynb
+
+Needs only the students' environment (requirements.txt beside this file), no course tools.
+Prints each check's line (``ok`` / ``not yet`` / ``FAIL``) and each cell that stopped with an
+error; exits 0 when every check says ok. The public checks test your functions on a few
+inputs only: hidden tests with other inputs decide the grade.
+"""
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+MARKS = ("ok ", "not yet ", "FAIL ")
+
+
+def main(path: str) -> int:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(Path(path).resolve().parent)}})
+    client.execute()
+    checks, errors = [], []
+    for number, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stdout":
+                checks += [ln for ln in out.get("text", "").splitlines() if ln.startswith(MARKS)]
+            elif out.get("output_type") == "error":
+                errors.append(f"cell {number}: {out.get('ename')}: {out.get('evalue')}")
+    for line in checks + [f"error   {e}" for e in errors]:
+        print(line)
+    passed = sum(ln.startswith("ok ") for ln in checks)
+    print(f"\n{passed}/{len(checks)} public checks ok.")
+    return 0 if checks and passed == len(checks) and not errors else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1]))
