@@ -209,7 +209,14 @@ class SandboxStudent:
         # CPU seconds for one process: a backstop behind the wall-clock limits (threads add up)
         self._cpu_s = int(2 * timeout + 40 * call_timeout)
         self.refused: SandboxUnavailable | None = None
-        self._early: Worker | None = None
+        import threading
+
+        self._lock = threading.Lock()
+        self._thread = None
+        self._early: Worker | None = None  # started by prestart, its notebook run in self._thread
+        self._early_outcome: tuple = (None, None, None)
+        self._current: Worker | None = None
+        self._closed = False
         self._worker: Worker | None = None
         self._bad_cells: set[int] = set()
         self._restarts = 0
@@ -221,33 +228,41 @@ class SandboxStudent:
         self.call_log: list = []  # (name, args, kwargs, value) of answered calls, for the diagnosis
 
     def _start(self) -> Worker:
+        with self._lock:
+            return self._start_locked()
+
+    def _start_locked(self) -> Worker:
         if self._worker is not None:
             return self._worker
         if self._fatal:
             raise StudentError("crashed", self._fatal)
         while True:
+            if self._closed:
+                raise StudentError("crashed", "grading of this notebook was stopped")
             if self._restarts > MAX_RESTARTS:
                 self._fatal = "the notebook crashed too often; no more attempts"
                 self.errors.append(self._fatal)
                 raise StudentError("crashed", self._fatal)
-            try:
-                worker, self._early = self._early or self._spawn(), None
-            except SandboxUnavailable as exc:
-                self._refuse(exc)
+            if self._early is not None:  # started by prestart: wait for its thread
+                worker, self._early = self._early, None
+                self._thread.join()
+                errors, exc, cell = self._early_outcome
+            else:
+                try:
+                    worker = self._current = self._spawn()
+                except SandboxUnavailable as exc_:
+                    self._refuse(exc_)
+                errors, exc, cell = self._attempt(worker, self._runnable())
             self.isolation = worker.isolation
-            current = {"cell": None}
-            cells = [(i, s) for i, s, _ in self._cells if i not in self._bad_cells]
-            try:
-                worker.wait_ready(60)
-                errors = worker.run_cells(cells, self._timeout,
-                                          on_cell=lambda i: current.update(cell=i))
-            except SandboxUnavailable as exc:
+            if isinstance(exc, SandboxUnavailable):
                 worker.close()
                 self._refuse(exc)
-            except (WorkerTimeout, WorkerDied, protocol.ProtocolError) as exc:
+            if exc is not None and not isinstance(exc, (WorkerTimeout, WorkerDied, protocol.ProtocolError)):
+                worker.close()  # Ctrl-C or a bug: nothing of this submission may outlive it
+                raise exc
+            if exc is not None:
                 worker.close()
                 self._restarts += 1
-                cell = current["cell"]
                 what = "ran past the time limit" if isinstance(exc, WorkerTimeout) else f"stopped the notebook ({exc})"
                 if cell is None:
                     self._fatal = f"the notebook could not start: {exc}"
@@ -256,24 +271,46 @@ class SandboxStudent:
                 self._bad_cells.add(cell)
                 self.errors.append(f"cell {cell} {what}; it is skipped and the rest is graded")
                 continue
-            except BaseException:  # Ctrl-C: nothing of this submission may outlive it
-                worker.close()
-                raise
             self.cell_errors = errors
             self._worker = worker
             return worker
+
+    def _runnable(self) -> list[tuple[int, str]]:
+        return [(i, s) for i, s, _ in self._cells if i not in self._bad_cells]
+
+    def _attempt(self, worker: Worker, cells) -> tuple:
+        """Boot ``worker`` and run ``cells``: (cell errors, None, None), or (None, exception,
+        the cell that was running or None)."""
+        current = {"cell": None}
+        try:
+            worker.wait_ready(60)
+            return worker.run_cells(cells, self._timeout, on_cell=lambda i: current.update(cell=i)), None, None
+        except BaseException as exc:  # noqa: BLE001 - sorted out by the caller
+            return None, exc, current["cell"]
 
     def _spawn(self) -> Worker:
         return Worker(self._files, memory_mb=self._memory_mb, isolation=self._isolation, cpu_s=self._cpu_s)
 
     def prestart(self) -> None:
-        """Start the student's process now, so that its interpreter boots while the grader loads
-        the hidden tests and the reference (the first call then finds it ready)."""
-        if self._early is None and self._worker is None:
-            try:
-                self._early = self._spawn()
-            except SandboxUnavailable as exc:
-                self.refused = exc
+        """Start the student's process and run the notebook now, while the grader loads the
+        hidden tests and the reference; the first call waits for the outcome. The process is
+        spawned from this (the calling) thread: a child dies with the thread that made it."""
+        import threading
+
+        if self._worker is not None or self._early is not None or self._fatal:
+            return
+        try:
+            worker = self._spawn()
+        except SandboxUnavailable as exc:
+            self.refused = exc
+            return
+        cells = self._runnable()
+
+        def run():
+            self._early_outcome = self._attempt(worker, cells)
+        self._early = worker
+        self._thread = threading.Thread(target=run, name="pdl-notebook", daemon=True)
+        self._thread.start()
 
     def _refuse(self, exc: SandboxUnavailable):
         """The sandbox broke down: no student code runs; ``grade`` raises after the tests."""
@@ -335,10 +372,15 @@ class SandboxStudent:
             self._worker = None
 
     def close(self):
-        for worker in (self._worker, self._early):
-            if worker is not None:
-                worker.close()
-        self._worker = self._early = None
+        self._closed = True
+        workers = [w for w in (self._early, self._current, self._worker) if w is not None]
+        for worker in workers:
+            worker.kill()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        for worker in workers:
+            worker.close()
+        self._worker = self._current = self._early = None
 
 
 class _Unreadable:
@@ -496,7 +538,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     Raises ``SandboxUnavailable`` when the sandbox cannot be built (nothing is graded then),
     ``KeyboardInterrupt`` on Ctrl-C (no partial report)."""
     start = time.monotonic()
-    isolation = resolve_isolation(isolation)
+    isolation = resolve_isolation(isolation, lazy=True)
     path = Path(submission)
     report = GradeReport(assignment=assignment, submission=str(path),
                          version=assignment_version(assignment))

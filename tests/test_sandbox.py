@@ -60,7 +60,11 @@ def _sandbox_processes(wait: float = 5.0) -> list[int]:
 
 
 def _leftovers_snapshot():
-    return ({p.name for p in TMP.glob("pdl-*")}, set(os.listdir("/dev/shm")))
+    """What a sandbox could leave on the host: stage or mount-point folders (the namespace
+    sandbox makes none) and files in the host's /dev/shm (tests in parallel make their own
+    pdl-validate-*, pdl-otter-run-* ... folders, which are not counted)."""
+    return ({p.name for p in TMP.glob("pdl-*") if p.name.startswith(("pdl-stage-", "pdl-root-"))},
+            set(os.listdir("/dev/shm")))
 
 
 @pytest.fixture
@@ -320,9 +324,15 @@ def test_nothing_survives_a_cohort(hostile_cohort, planted):
 def test_refuses_when_the_sandbox_cannot_be_built(monkeypatch, write_nb, stub_nb, capsys):
     from autograder.cli import main as pdl
 
-    monkeypatch.setattr(sandbox, "probe", lambda: "unshare: user namespaces are not permitted")
-    with pytest.raises(SandboxUnavailable, match="--isolation process"):
+    refusal = "unshare: user namespaces are not permitted"
+    monkeypatch.setattr(sandbox, "probe", lambda: refusal)
+    monkeypatch.setattr(sandbox, "_account_ids", lambda: None)  # no Gradescope account on this host
+    # what unshare does on such a host: the set-up fails before any student code
+    monkeypatch.setattr(sandbox, "_unshare_cmd", lambda: [
+        "sh", "-c", f'echo "pdl-sandbox: {refusal}" >&2; exit 97', "unshare"])
+    with pytest.raises(SandboxUnavailable, match="--isolation process") as refused:
         grade(write_nb("s", stub_nb), EXEMPLAR, **LIMITS)
+    assert refusal in str(refused.value)
     assert pdl(["grade", str(write_nb("s", stub_nb)), "--assignment", EXEMPLAR]) == 2
     err = capsys.readouterr().err
     assert "--isolation process" in err and "read the reference solutions" in err
