@@ -999,10 +999,10 @@ def test_gp_kernel(student):
     rng = rng_for("gp_kernel")
     x1 = np.concatenate([rng.uniform(-2.5, 2.5, 12), [0.0, ref.PARAMS["x_probe"]]])
     x2 = np.concatenate([rng.uniform(-2.5, 2.5, 12), [1.0, ref.PARAMS["x_pair"]]])
-    assert_close(student.gp_kernel(x1, x2), ref.gp_kernel(x1, x2), rtol=1e-6, atol=1e-8, name="K(x1, x2)")
+    assert_close(student.gp_kernel(x1, x2), ref.gp_kernel(x1, x2), rtol=1e-8, atol=1e-10, name="K(x1, x2)")
     g = rng.uniform(0.2, 2.0, 4)
     assert_close(student.gp_kernel(g[:, None], g[None, :]), ref.gp_kernel(g[:, None], g[None, :]),
-                 rtol=1e-6, atol=1e-8, name="K on a (4, 4) grid by broadcasting")
+                 rtol=1e-8, atol=1e-10, name="K on a (4, 4) grid by broadcasting")
 
 
 @points(1)
@@ -1011,7 +1011,7 @@ def test_gp_kernel_steep(student):
     rng = rng_for("gp_kernel_steep")
     x1 = rng.uniform(2.0, 4.0, 6) * rng.choice([-1, 1], 6)
     x2 = rng.uniform(2.0, 4.0, 6)
-    assert_close(student.gp_kernel(x1, x2), ref.gp_kernel(x1, x2), rtol=1e-6, atol=1e-8, name="K(x1, x2), |x| in [2, 4]")
+    assert_close(student.gp_kernel(x1, x2), ref.gp_kernel(x1, x2), rtol=1e-8, atol=1e-10, name="K(x1, x2), |x| in [2, 4]")
 
 
 @points(2)
