@@ -458,9 +458,8 @@ def _factor_name(c: float, rtol: float) -> str | None:
     return None
 
 
-def _sizes(obj) -> float:
-    """The largest magnitude among the numbers of a call's inputs (nan if none)."""
-    best = math.nan
+def _finite_arrays(obj, skip_bools: bool = False):
+    """The finite numbers of each leaf of a nested value (dicts, tuples, lists), as flat arrays."""
     stack = [obj]
     while stack:
         x = stack.pop()
@@ -468,16 +467,20 @@ def _sizes(obj) -> float:
             stack += list(x.values())
         elif isinstance(x, (tuple, list)):
             stack += list(x)
-        elif isinstance(x, (bool, np.bool_)):
-            continue
-        else:
+        elif not (skip_bools and isinstance(x, (bool, np.bool_))):
             try:
-                arr = np.abs(np.asarray(x, dtype=float))
+                arr = np.asarray(x, dtype=float).ravel()
             except (TypeError, ValueError):
                 continue
-            arr = arr[np.isfinite(arr)]
-            if arr.size:
-                best = float(np.nanmax([best, arr.max()]))
+            yield arr[np.isfinite(arr)]
+
+
+def _sizes(obj) -> float:
+    """The largest magnitude among the numbers of a call's inputs (nan if none)."""
+    best = math.nan
+    for arr in _finite_arrays(obj, skip_bools=True):
+        if arr.size:
+            best = float(np.nanmax([best, np.abs(arr).max()]))
     return best
 
 
@@ -655,20 +658,7 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 def numbers_of(value) -> list[float]:
     """Every finite number in a (nested) answer."""
-    out, stack = [], [value]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, dict):
-            stack += list(x.values())
-        elif isinstance(x, (tuple, list)):
-            stack += list(x)
-        else:
-            try:
-                arr = np.asarray(x, dtype=float).ravel()
-            except (TypeError, ValueError):
-                continue
-            out += [float(v) for v in arr[np.isfinite(arr)]]
-    return out
+    return [float(v) for arr in _finite_arrays(value) for v in arr]
 
 
 _REFERENCE = re.compile(r"(?:Sections?|Exercises?|Ex|Figures?|Fig\.|Appendix|App\.|eqs?\.|Chapter)\s*\(?$")
