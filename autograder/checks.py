@@ -26,6 +26,31 @@ def check(fn):
     else:
         print(f"ok       {doc}")
     return fn
+
+
+def _pdl_stubs():
+    """The functions of the notebook that still raise the release's NotImplementedError."""
+    return [name for name, f in list(get_ipython().user_ns.items())
+            if f"{name}: replace this line with your implementation" in getattr(getattr(f, "__code__", None), "co_consts", ())]
+
+
+try:  # `%%figure` on a figure cell: with functions still missing it says which and Run All goes on
+    from IPython.core.magic import register_cell_magic
+
+    @register_cell_magic
+    def figure(line, cell):
+        try:
+            exec(compile(get_ipython().transform_cell(cell), "<figure cell>", "exec"), get_ipython().user_ns)
+        except NotImplementedError as exc:
+            missing = _re.match(r"\\s*(\\w+):", str(exc))
+            print(f"not yet  this figure needs {missing.group(1) if missing else 'a function'}: implement it first")
+        except Exception as exc:
+            if not _pdl_stubs():
+                raise
+            print(f"not yet  this figure needs results that cells above could not compute yet "
+                  f"({type(exc).__name__}: {exc}); implement {', '.join(_pdl_stubs())} first")
+except Exception:  # noqa: BLE001 - not in IPython: figure cells run as they are
+    pass
 '''
 
 

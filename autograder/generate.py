@@ -206,6 +206,8 @@ def _cells(src: Source, solution: bool):
             text = _with_points(stub(text), points)
         if cell.role == "params":
             text = params_code(src)
+        if cell.role == "figure" and not solution:
+            text = "%%figure\n" + text  # the helper's cell magic: Run All goes on while functions are missing
         if cell.role == "answer":
             q = next(questions)
             if not solution:  # its own cell above the prompt: otter's fence keeps prompt and answer as they are
