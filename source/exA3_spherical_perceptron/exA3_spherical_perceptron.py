@@ -597,7 +597,7 @@ def test_spherical_minimizer(student):
     loads = [0.0, 50.0] + np.exp(rng.uniform(np.log(0.02), np.log(100.0), 4)).tolist()
     for a in loads:
         assert_close(student.spherical_minimizer(float(a)), ref.spherical_minimizer(float(a)),
-                     rtol=1e-7, atol=1e-10, name=f"spherical_minimizer({a:.4f})")
+                     rtol=1e-8, atol=1e-11, name=f"spherical_minimizer({a:.4f})")
 
 
 @points(2)
@@ -606,7 +606,7 @@ def test_annealed_learning_curve(student):
     rng = rng_for("annealed_learning_curve")
     loads = np.concatenate([ref.PARAMS["loads"], np.exp(rng.uniform(np.log(0.01), np.log(1e4), 4)), [0.0]])
     assert_close(student.annealed_learning_curve(loads), ref.annealed_learning_curve(loads),
-                 rtol=1e-6, atol=1e-12, name="annealed_learning_curve(alpha)")
+                 rtol=1e-8, atol=1e-12, name="annealed_learning_curve(alpha)")
 
 
 @points(2)
