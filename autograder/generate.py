@@ -538,11 +538,15 @@ def generate(assignment: str, *, execute_solution: bool = True, otter: bool = Tr
         execute(solution, nb_path.parent)
         _write(nb_path, nbformat.writes(solution) + "\n", changed)
     elif not solution_notebook_fresh(aid, solution):
-        # its code changed (source edited, another year's parameters): the old outputs belong to
-        # other code, so the notebook is written without them; `pdl generate ID` executes it
-        _write(nb_path, nbformat.writes(solution) + "\n", changed)
-        log(f"{aid}: solutions/{aid}/{aid}.ipynb written without outputs (its code changed); "
-            f"execute it with `pdl generate {aid}`")
+        kept = narrative_update(nb_path, solution)
+        if kept is not None:  # only the narrative changed: the outputs still belong to the code
+            _write(nb_path, kept, changed)
+        else:
+            # its code changed (source edited, another year's parameters): the old outputs belong
+            # to other code, so the notebook is written without them; `pdl generate ID` executes it
+            _write(nb_path, nbformat.writes(solution) + "\n", changed)
+            log(f"{aid}: solutions/{aid}/{aid}.ipynb written without outputs (its code changed); "
+                f"execute it with `pdl generate {aid}`")
     _write(REPO / "nbgrader" / "source" / aid / f"{aid}.ipynb",
            nbformat.writes(nbgrader_notebook(src)) + "\n", changed)
     write_examples(aid, changed)
@@ -572,6 +576,26 @@ def solution_notebook_fresh(assignment: str, fresh=None) -> bool:
     except (OSError, ValueError):
         return False
     return _cell_key(committed) == _cell_key(json.loads(nbformat.writes(fresh)))
+
+
+def narrative_update(path: Path, fresh) -> str | None:
+    """The executed notebook at ``path`` with the markdown cells of ``fresh``, when the two differ
+    in markdown only (same cells, same code); None otherwise."""
+    import nbformat
+
+    try:
+        old = nbformat.reads(path.read_text(), as_version=4)
+    except (OSError, ValueError):
+        return None
+    new = json.loads(nbformat.writes(fresh))
+    old_key, new_key = _cell_key(json.loads(nbformat.writes(old))), _cell_key(new)
+    if len(old_key) != len(new_key) or any(
+            a[0] != b[0] or a[2] != b[2] or (a[0] == "code" and a != b) for a, b in zip(old_key, new_key)):
+        return None
+    for cell, (kind, text, _, meta) in zip(old.cells, new_key):
+        if kind == "markdown":
+            cell.source, cell.metadata = text, nbformat.from_dict(meta)
+    return nbformat.writes(old) + "\n"
 
 
 def solution_notebook_executed(assignment: str) -> bool:

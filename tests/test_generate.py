@@ -100,3 +100,20 @@ def test_points_per_function_add_up_to_the_hidden_tests(assignment):
     per_function = graded_points(load(assignment))
     assert set(per_function) == set(load(assignment).graded_functions()), "a graded function without points"
     assert sum(per_function.values()) == sum(p for _, p, _, _ in hidden_tests(assignment))
+
+
+def test_a_narrative_edit_keeps_the_solution_notebooks_outputs():
+    """generate --no-execute after a markdown-only edit updates the text and keeps the figures;
+    after a code edit it gives up (the outputs would belong to other code)."""
+    from autograder.generate import _cells, _notebook, narrative_update
+
+    path = REPO / "solutions" / EXEMPLAR / f"{EXEMPLAR}.ipynb"
+    fresh = _notebook(_cells(load(EXEMPLAR), solution=True), EXEMPLAR)
+    text = next(c for c in fresh.cells if c.cell_type == "markdown" and "answer" not in c.metadata.get("tags", []))
+    text.source += "\n\nA new sentence of narrative."
+    kept = json.loads(narrative_update(path, fresh))
+    assert "A new sentence of narrative." in json.dumps(kept)
+    assert any("image/png" in o.get("data", {}) for c in kept["cells"] for o in c.get("outputs", []))
+    code = next(c for c in fresh.cells if c.cell_type == "code")
+    code.source += "\nx = 1"
+    assert narrative_update(path, fresh) is None
