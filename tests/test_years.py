@@ -176,7 +176,7 @@ def _with_year(nb, year, loads=None):
 
 
 def test_year_note_names_another_years_or_seeds_notebook(correct_nb, stub_nb):
-    from autograder.generate import year_note
+    from autograder.grading import year_note
 
     assert year_note(correct_nb, EXEMPLAR) is None and year_note(stub_nb, EXEMPLAR) is None
     note = year_note(_with_year(stub_nb, THIS - 1), EXEMPLAR)
