@@ -77,3 +77,24 @@ def test_untouched_release_runs_top_to_bottom(assignment, tmp_path):
     assert not errors, errors
     text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
     assert "not yet" in text and "implement " in text
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("PDL_STUDENT_VENV"),
+                    reason="set PDL_STUDENT_VENV=1 to build a fresh students' venv (a package index, ~1.4 GB, a few minutes)")
+def test_a_fresh_student_venv_runs_every_untouched_release(tmp_path):
+    """The students' environment alone (no course package) runs every untouched release top to
+    bottom: `pip install -r assignments/requirements.txt` in a new venv, then check_notebook.py."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--retries", "1", "-r",
+                    str(REPO / "assignments" / "requirements.txt")], check=True, timeout=1800)
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    assert subprocess.run([str(venv / "bin" / "python"), "-c", "import autograder"], env=env, cwd=tmp_path,
+                          capture_output=True).returncode != 0  # no course tools
+    assert "nvidia" not in subprocess.run([str(venv / "bin" / "pip"), "list"], capture_output=True, text=True).stdout
+    for assignment in all_assignments():
+        work = tmp_path / assignment
+        shutil.copytree(REPO / "assignments" / assignment, work)
+        run = subprocess.run([str(venv / "bin" / "python"), str(REPO / "assignments" / "check_notebook.py"),
+                              f"{assignment}.ipynb"], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+        assert "\nerror " not in "\n" + run.stdout and "public checks ok." in run.stdout, (assignment, run.stdout[-2000:])
