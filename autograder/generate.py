@@ -59,44 +59,6 @@ def _header(src: Source, solution: bool) -> str:
     return text
 
 
-def year_note(nb: dict, assignment: str) -> str | None:
-    """A grader note for a submission made from another year's (or another seed's) release: its
-    header names another course year, or its ``PARAMS`` differ from this year's release. None
-    when it matches (or says nothing either way)."""
-    import re
-
-    import course_config
-
-    def cells(notebook, tag):
-        for cell in notebook.get("cells", []) if isinstance(notebook, dict) else []:
-            meta = cell.get("metadata") if isinstance(cell, dict) else None
-            tags = meta.get("tags") if isinstance(meta, dict) else None
-            if isinstance(tags, list) and tag in tags:
-                text = cell.get("source", "")
-                yield "".join(map(str, text)) if isinstance(text, list) else str(text)
-
-    def params(notebook):
-        return next((m.group() for text in cells(notebook, "params")
-                     for m in [re.search(r"^PARAMS = .*", text, flags=re.M | re.S)] if m), None)
-
-    years = {int(y) for text in cells(nb, "pdl-header") for y in re.findall(r"course year (\d{4})", text)}
-    other = sorted(years - {course_config.YEAR})
-    if other:
-        return (f"this notebook is from course year {other[0]} (its header says so); it was graded as usual "
-                f"against course year {course_config.YEAR}: this year's parameters and hidden tests. "
-                f"Work from this year's release notebook.")
-    try:
-        release = json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_text())
-    except (OSError, ValueError):
-        return None
-    theirs, ours = params(nb), params(release)
-    if theirs is not None and ours is not None and theirs.split() != ours.split():
-        return (f"this notebook's PARAMS are not this year's (course year {course_config.YEAR}): it comes from "
-                "another year's or another course's release, or PARAMS were edited; it was graded as usual "
-                "with this year's parameters. Work from this year's release notebook.")
-    return None
-
-
 def _points_word(k: float) -> str:
     return f"{k:g} point" + ("" if k == 1 else "s")
 
