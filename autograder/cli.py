@@ -157,6 +157,7 @@ def cmd_check(args) -> int:
         return 2
     for name, passed, message in results:
         mark = "ok     " if passed else ("not yet" if message.startswith("not yet") else "FAIL   ")
+        message = message.removeprefix("not yet: ")
         print(f"{mark}  {name}" + ("" if passed else f": {message}"))
     for e in errors:
         print(f"note: {e}")
