@@ -270,9 +270,7 @@ def resolve_isolation(isolation: str | None, lazy: bool = False) -> str:
     been set up; refuses (``SandboxUnavailable``) when neither holds. ``process`` only when asked.
     ``lazy``: where ``namespace`` is the only candidate, skip the probe (0.1 s): the worker's own
     set-up then refuses in the same words if the sandbox cannot be built."""
-    import os as _os
-
-    isolation = isolation or _os.environ.get("PDL_ISOLATION") or None
+    isolation = isolation or os.environ.get("PDL_ISOLATION") or None
     if isolation is not None and isolation not in ISOLATIONS:
         raise ValueError(f"unknown isolation {isolation!r}; choose one of {', '.join(ISOLATIONS)}")
     if isolation == "process":
@@ -360,6 +358,7 @@ class Worker:
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._files = files
         self._requests, self._nonce = 0, os.urandom(6).hex()
+        self._done = False  # closed
 
     # -- messaging -------------------------------------------------------------------
     def _readline(self, deadline: float) -> bytes:
@@ -392,11 +391,12 @@ class Worker:
             return "stopped answering"
         if code in (-signal.SIGKILL, 137):
             return "was killed (memory limit or out of memory)"
+        if self.proc.stderr.closed:  # the student's code has run: its exit code is its own
+            return f"exited with code {code}"
+        tail = self._stderr_tail()  # before any student code: the set-up's or the interpreter's words
         if code == 97:  # the set-up script's own failure: the grader's problem, not the student's
-            raise SandboxUnavailable(refuse_message(self._stderr_tail()))
-        if not self.proc.stderr.closed:  # before any student code ran: the interpreter's own words
-            return f"exited with code {code} ({self._stderr_tail()})"
-        return f"exited with code {code}"
+            raise SandboxUnavailable(refuse_message(tail))
+        return f"exited with code {code} ({tail})"
 
     def _stderr_tail(self) -> str:
         try:
@@ -509,7 +509,7 @@ class Worker:
             self.proc.wait()
 
     def close(self) -> None:
-        if getattr(self, "_done", False):
+        if self._done:
             return
         self._done = True
         self.kill()

@@ -255,6 +255,7 @@ def _hostile(planted) -> dict[str, tuple[dict, str]]:
         "huge_line": attack(channel + "forge(b'1' * (40 * 2**20))"),
         "fake_end": attack(channel + "import json\nforge(json.dumps({'status': 'ok', 'errors': "
                            "[{'cell': 1, 'error': 'x' * 500}] * 20001}).encode() + b'\\n')"),
+        "exit_97": attack("import os\nos._exit(97)"),  # the set-up's failure code, from student code
         "fork_flood": attack("import os, time\nfor _ in range(300):\n    try:\n        if os.fork() == 0:\n"
                              "            time.sleep(600)\n    except OSError:\n        break"),
     }
