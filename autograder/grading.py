@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -99,20 +101,24 @@ def normalised_code(text: str) -> str:
     return ast.dump(tree)
 
 
-def _answer_cells(nb) -> list[tuple[int, dict, str]]:
-    """(index, pdl metadata, text) of the markdown cells tagged ``answer``; metadata is a dict."""
+def _tagged_cells(nb, tag: str, cell_type: str | None = None):
+    """(index, metadata, text) of the cells of a parsed (possibly malformed) notebook that carry
+    ``tag``; metadata is a dict."""
     cells = nb.get("cells") if isinstance(nb, dict) else None
-    out = []
     for index, cell in enumerate(cells if isinstance(cells, list) else []):
-        if not isinstance(cell, dict):
+        if not isinstance(cell, dict) or (cell_type and cell.get("cell_type") != cell_type):
             continue
         meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
         tags = meta.get("tags")
-        if cell.get("cell_type") == "markdown" and isinstance(tags, list) and "answer" in tags:
+        if isinstance(tags, list) and tag in tags:
             text = cell.get("source", "")
-            text = "".join(map(str, text)) if isinstance(text, list) else str(text)
-            out.append((index, meta.get("pdl") if isinstance(meta.get("pdl"), dict) else {}, text))
-    return out
+            yield index, meta, "".join(map(str, text)) if isinstance(text, list) else str(text)
+
+
+def _answer_cells(nb) -> list[tuple[int, dict, str]]:
+    """(index, pdl metadata, text) of the markdown cells tagged ``answer``; metadata is a dict."""
+    return [(index, meta.get("pdl") if isinstance(meta.get("pdl"), dict) else {}, text)
+            for index, meta, text in _tagged_cells(nb, "answer", "markdown")]
 
 
 def _question_name(pdl: dict) -> str | None:
@@ -120,13 +126,17 @@ def _question_name(pdl: dict) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def release_questions(assignment: str) -> list[dict]:
-    """The written questions of the release notebook: [{"question", "points"}] in order."""
-    path = REPO / "assignments" / assignment / f"{assignment}.ipynb"
+def load_release(assignment: str) -> dict:
+    """The parsed release notebook ({} if it cannot be read)."""
     try:
-        release = json.loads(path.read_bytes())
+        return json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_bytes())
     except (OSError, ValueError):
-        return []
+        return {}
+
+
+def release_questions(assignment: str, release: dict | None = None) -> list[dict]:
+    """The written questions of the release notebook: [{"question", "points"}] in order."""
+    release = load_release(assignment) if release is None else release
     return [{"question": _question_name(pdl) or f"written_{k + 1}", "points": float(pdl.get("points", 1))}
             for k, (_, pdl, _) in enumerate(_answer_cells(release))]
 
@@ -209,8 +219,6 @@ class SandboxStudent:
         # CPU seconds for one process: a backstop behind the wall-clock limits (threads add up)
         self._cpu_s = int(2 * timeout + 40 * call_timeout)
         self.refused: SandboxUnavailable | None = None
-        import threading
-
         self._lock = threading.Lock()
         self._thread = None
         self._early: Worker | None = None  # started by prestart, its notebook run in self._thread
@@ -295,8 +303,6 @@ class SandboxStudent:
         """Start the student's process and run the notebook now, while the grader loads the
         hidden tests and the reference; the first call waits for the outcome. The process is
         spawned from this (the calling) thread: a child dies with the thread that made it."""
-        import threading
-
         if self._worker is not None or self._early is not None or self._fatal:
             return
         try:
@@ -549,7 +555,8 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
         report.errors.append(f"invalid notebook: {exc}")
         student = _Unreadable(f"the notebook could not be read: {exc}")
     else:
-        report.manual = read_answers(nb, release_questions(assignment))
+        release = load_release(assignment)  # the one read of the release
+        report.manual = read_answers(nb, release_questions(assignment, release))
         files = assignment_files(assignment)
         files[f"{assignment}.ipynb"] = raw
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],
@@ -572,7 +579,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     if len(report.errors) > MAX_ERRORS:
         report.errors[MAX_ERRORS:] = [f"... and {len(report.errors) - MAX_ERRORS} more notes"]
     if not isinstance(student, _Unreadable):  # a notebook of another year: say so (graded as usual)
-        if note := year_note(nb, assignment):
+        if note := year_note(nb, release):
             report.errors.insert(0, note)
     if report.isolation == "process":
         report.errors.insert(0, "WARNING: " + PROCESS_WARNING)
@@ -582,36 +589,23 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     return report
 
 
-def year_note(nb: dict, assignment: str) -> str | None:
+def year_note(nb: dict, release: dict) -> str | None:
     """A grader note for a submission made from another year's (or another seed's) release: its
     header names another course year, or its ``PARAMS`` differ from this year's release. None
     when it matches (or says nothing either way)."""
-    import re
-
     import course_config
 
-    def cells(notebook, tag):
-        for cell in notebook.get("cells", []) if isinstance(notebook, dict) else []:
-            meta = cell.get("metadata") if isinstance(cell, dict) else None
-            tags = meta.get("tags") if isinstance(meta, dict) else None
-            if isinstance(tags, list) and tag in tags:
-                text = cell.get("source", "")
-                yield "".join(map(str, text)) if isinstance(text, list) else str(text)
-
     def params(notebook):
-        return next((m.group() for text in cells(notebook, "params")
+        return next((m.group() for _, _, text in _tagged_cells(notebook, "params")
                      for m in [re.search(r"^PARAMS = .*", text, flags=re.M | re.S)] if m), None)
 
-    years = {int(y) for text in cells(nb, "pdl-header") for y in re.findall(r"course year (\d{4})", text)}
+    years = {int(y) for _, _, text in _tagged_cells(nb, "pdl-header")
+             for y in re.findall(r"course year (\d{4})", text)}
     other = sorted(years - {course_config.YEAR})
     if other:
         return (f"this notebook is from course year {other[0]} (its header says so); it was graded as usual "
                 f"against course year {course_config.YEAR}: this year's parameters and hidden tests. "
                 f"Work from this year's release notebook.")
-    try:
-        release = json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_text())
-    except (OSError, ValueError):
-        return None
     theirs, ours = params(nb), params(release)
     if theirs is not None and ours is not None and theirs.split() != ours.split():
         return (f"this notebook's PARAMS are not this year's (course year {course_config.YEAR}): it comes from "

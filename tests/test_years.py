@@ -176,13 +176,14 @@ def _with_year(nb, year, loads=None):
 
 
 def test_year_note_names_another_years_or_seeds_notebook(correct_nb, stub_nb):
-    from autograder.grading import year_note
+    from autograder.grading import load_release, year_note
 
-    assert year_note(correct_nb, EXEMPLAR) is None and year_note(stub_nb, EXEMPLAR) is None
-    note = year_note(_with_year(stub_nb, THIS - 1), EXEMPLAR)
+    release = load_release(EXEMPLAR)
+    assert year_note(correct_nb, release) is None and year_note(stub_nb, release) is None
+    note = year_note(_with_year(stub_nb, THIS - 1), release)
     assert note and f"course year {THIS - 1}" in note and f"against course year {THIS}" in note
     # same year on the header, other parameters (another seed's release, or edited)
-    note = year_note(_with_year(stub_nb, THIS, loads=[0.5, 1.0, 1.5, 1.9]), EXEMPLAR)
+    note = year_note(_with_year(stub_nb, THIS, loads=[0.5, 1.0, 1.5, 1.9]), release)
     assert note and "PARAMS are not this year's" in note
 
 
