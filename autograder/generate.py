@@ -17,7 +17,6 @@ import io
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import textwrap

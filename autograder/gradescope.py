@@ -19,13 +19,17 @@ The zip keeps otter's format (``otter generate`` builds it) with these changes:
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import zipfile
 from importlib import metadata
 from pathlib import Path
 
@@ -40,7 +44,7 @@ PLUGIN = "autograder.otter_plugin.PdlGrading"
 
 
 def requirements(uses_torch: bool) -> str:
-    lines = [f"# exact versions of the environment that generated the course (`pdl generate`)"]
+    lines = ["# exact versions of the environment that generated the course (`pdl generate`)"]
     for spec in GRADING_PACKAGES + (["torch"] if uses_torch else []):
         name = spec.split("[")[0]
         lines.append(f"{spec}=={metadata.version(name)}")
@@ -185,8 +189,6 @@ def base_python() -> Path:
 def default_cache() -> Path:
     """Where simulated environments are kept: a world-traversable place (the student's account of
     ``account`` isolation must run their Python), outside the course."""
-    import tempfile
-
     cache = Path(tempfile.gettempdir()) / "gradescope-venvs-pdl"
     cache.mkdir(mode=0o755, exist_ok=True)
     return cache
@@ -195,13 +197,8 @@ def default_cache() -> Path:
 def venv_for(zip_path: Path, cache: Path | None = None) -> Path:
     """A fresh virtual environment built from the zip's own requirements.txt (not the project's),
     cached under ``cache`` by the requirements' content."""
-    import hashlib
-    import zipfile
-
     with zipfile.ZipFile(zip_path) as zf:
         reqs = zf.read("requirements.txt")
-    import fcntl
-
     cache = cache or default_cache()
     venv = cache / f"gradescope-{hashlib.sha256(reqs).hexdigest()[:12]}"
     with open(cache / f"{venv.name}.lock", "w") as lock:
@@ -228,7 +225,6 @@ def simulate(zip_path: Path, submission: Path, venv: Path, root: Path, timeout: 
     the notebook in ``root/autograder/submission``, the zip's ``setup_account.sh`` and
     ``run_autograder`` run as root with ``venv`` first on the PATH. Returns results.json plus
     ``_seconds`` (wall time) and ``_stdout``."""
-    import zipfile
 
     ag = root / "autograder"
     for sub in ("source", "submission", "results"):
@@ -287,7 +283,9 @@ def cheat_notebook(assignment: str, ag: Path, search_disk: bool = True) -> str:
     autograder keeps it, and (``search_disk``) search the disk for any other copy."""
     from autograder.synth import code_cell, with_cells
 
-    release = json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_text())
+    from autograder.grading import load_release
+
+    release = load_release(assignment)
     ref = ag / "source" / "pdl" / "solutions" / assignment / "__init__.py"
     cells = [
         f"import sys\nsys.path.insert(0, {str(ref.parents[2])!r})\nfrom solutions.{assignment} import *",

@@ -32,21 +32,32 @@ def grade_unreadable(ag: str) -> bool:
         return False
     except Exception:  # noqa: BLE001 - whatever otter would choke on
         pass
+    from autograder.gradescope import results
+    from autograder.sandbox import SandboxUnavailable
+
+    config = json.loads(Path(ag, "source", "otter_config.json").read_text())
+    plugin = next(p for p in config["plugins"] if isinstance(p, dict))
+    try:
+        report = pdl_grade(notebooks[0], next(iter(plugin.values()))["assignment"])
+        data = results(report.to_dict())
+        print(f"pdl: {report.score:g} / {report.max_score:g}: {report.errors[0] if report.errors else ''}")
+    except SandboxUnavailable as exc:  # as otter writes an OtterRuntimeError
+        data = {"score": 0, "stdout_visibility": "hidden",
+                "tests": [{"name": "Autograder Error", "output": f"pdl refused to grade: {exc}"}]}
+    Path(ag, "results").mkdir(exist_ok=True)
+    Path(ag, "results", "results.json").write_text(json.dumps(data, indent=2))
+    return True
+
+
+def pdl_grade(path, assignment: str, **options):
+    """``grading.grade`` under the course's limits (``limits_from``), from the zip's ``pdl/``."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     import course_config
 
-    from autograder.gradescope import results
     from autograder.grading import grade
 
-    config = json.loads(Path(ag, "source", "otter_config.json").read_text())
-    plugin = next(p for p in config["plugins"] if isinstance(p, dict))
-    assignment = next(iter(plugin.values()))["assignment"]
-    report = grade(notebooks[0], assignment, **limits_from(course_config))
-    Path(ag, "results").mkdir(exist_ok=True)
-    Path(ag, "results", "results.json").write_text(json.dumps(results(report.to_dict()), indent=2))
-    print(f"pdl: {report.score:g} / {report.max_score:g}: {report.errors[0] if report.errors else ''}")
-    return True
+    return grade(path, assignment, **limits_from(course_config), **options)
 
 
 def limits_from(course_config) -> dict:
@@ -68,19 +79,12 @@ class PdlGrading(AbstractOtterPlugin):
     report: dict | None = None
 
     def before_execution(self, submission):
-        if str(REPO) not in sys.path:
-            sys.path.insert(0, str(REPO))
-        import course_config
-
         from otter.run.run_autograder.utils import OtterRuntimeError
 
-        from autograder.grading import grade
         from autograder.sandbox import SandboxUnavailable
 
-        assignment = self.plugin_config["assignment"]
-        limits = limits_from(course_config)
         try:
-            report = grade(self.submission_path, assignment, public_checks=True, **limits)
+            report = pdl_grade(self.submission_path, self.plugin_config["assignment"], public_checks=True)
         except SandboxUnavailable as exc:  # refuse: otter records an "Autograder Error", nothing runs
             raise OtterRuntimeError(f"pdl refused to grade: {exc}") from None
         self.report = report.to_dict()

@@ -400,8 +400,8 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None) 
             f"<p>Version {e(str(summary.get('version', '?')))}. Mean {mean:.2f} / {full:g} (tests); "
             f"{sum(s == full for s in scores)} full marks; {with_notes} with grader notes"
             + (f"; {late_count} late" if deadline is not None else "") + ".</p>"
-            + (f"<p>Written answers: scores typed in <code>written_scores.csv</code> or nbgrader's formgrader are "
-               f"merged on each run; <a href='written.html'>the answers by question</a>.</p>" if any_written else "")
+            + ("<p>Written answers: scores typed in <code>written_scores.csv</code> or nbgrader's formgrader are "
+               "merged on each run; <a href='written.html'>the answers by question</a>.</p>" if any_written else "")
             + "<h2>Students</h2><table id='students'><thead>" + head + "</thead><tbody>" + "".join(student_rows)
             + "</tbody></table>"
             + "".join(f"<img src='{src}' alt='figure'>" for src in figures)
