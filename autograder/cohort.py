@@ -324,16 +324,15 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
                       isolation=isolation)
         if isolation == "account":
             workers = 1  # one account for every submission: never two of them at once
-        sharing: dict[Path, list[Submission]] = {}  # a group submission is graded once for all
+        sharing: dict[str, list[Submission]] = {}  # a group submission is graded once for all
         for sub, _ in todo:
-            sharing.setdefault(sub.path, []).append(sub)
-        unique = [(sub, digest) for sub, digest in todo if sharing[sub.path][0] is sub]
+            sharing.setdefault(str(sub.path), []).append(sub)
+        unique = [(sub, digest) for sub, digest in todo if sharing[str(sub.path)][0] is sub]
         finished = 0
         try:
             for rec in _run(unique, assignment, limits, workers, scheduler, progress):
                 rec["version"] = version
-                path = Path(rec["submission"])
-                for sub in sharing.get(path, []) or [s for s, _ in todo if s.student == rec["student"]]:
+                for sub in sharing[rec["submission"]]:  # _grade_job records the path it was given
                     copy = dict(rec, student=sub.student)
                     _write_atomic(records / f"{sub.student}.json", json.dumps(copy, indent=1))
                     done[sub.student] = copy
