@@ -264,11 +264,14 @@ def tests_text(src: Source) -> str:
 
 def execute(nb, cwd: Path, timeout: int = 600):
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(cwd)}})
-    with _quiet_env():
-        client.execute()
+    with tempfile.TemporaryDirectory() as sockets, _quiet_env():
+        # IPC sockets in a private folder rather than TCP ports on localhost: no other local user
+        # can reach the kernel (and ipykernel stops warning about unencrypted TCP)
+        ipc = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "kernel")}})
+        NotebookClient(nb, config=ipc, kernel_name="python3", timeout=timeout, record_timing=False,
+                       resources={"metadata": {"path": str(cwd)}}).execute()
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
     return normalise_outputs(nb)
@@ -514,7 +517,10 @@ def generate(assignment: str, *, execute_solution: bool = True, otter: bool = Tr
            nbformat.writes(nbgrader_notebook(src)) + "\n", changed)
     write_examples(aid, changed)
     if otter:
-        changed.append(build_otter_zip(aid, uses_torch="torch" in src.code("setup", "graded", "provided")))
+        zip_path = REPO / "dist" / "otter" / f"{aid}-autograder.zip"
+        before = zip_path.read_bytes() if zip_path.exists() else None
+        if build_otter_zip(aid, uses_torch="torch" in src.code("setup", "graded", "provided")).read_bytes() != before:
+            changed.append(zip_path)
     return changed
 
 

@@ -117,3 +117,14 @@ def test_a_narrative_edit_keeps_the_solution_notebooks_outputs():
     code = next(c for c in fresh.cells if c.cell_type == "code")
     code.source += "\nx = 1"
     assert narrative_update(path, fresh) is None
+
+
+@pytest.mark.parametrize("assignment", all_assignments())
+def test_no_source_prints_a_wall_clock_time(assignment):
+    """A printed duration differs at every execution, so the executed solution notebook would
+    never be byte-stable; speed belongs in benchmarks/."""
+    import re
+
+    text = (REPO / "source" / assignment / f"{assignment}.py").read_text()
+    clocks = re.findall(r"^.*\b(?:perf_counter|monotonic|time\.time|datetime\.now)\(.*$", text, flags=re.M)
+    assert not clocks, clocks

@@ -802,7 +802,6 @@ def check_enumerate_version_space():
 
 # %% tags=["solution"]
 import itertools
-import time
 
 # (v) plain loop
 rng_v = np.random.default_rng(5)
@@ -843,11 +842,6 @@ for a in [0.5, 1.0, 1.4, 1.5, 2.0]:
     saddle = -min(np.log(2), s_min_a if np.isfinite(s_min_a) else np.inf)
     print(f"(vii) alpha={a}: (1/N) log E Z = {exact:+.5f} (N=2e4), -min s = {saddle:+.5f}")
     assert abs(exact - saddle) < 1e-3
-
-# timing of the brute force
-t0 = time.perf_counter()
-enumerate_version_space(18, 3.0, 0)
-print(f"N=18, alpha=3 enumeration: {time.perf_counter() - t0:.3f} s")
 
 # %% [markdown]
 # The figure compares enumeration (averages over data sets) with the annealed theory.

@@ -652,7 +652,7 @@ x = np.linspace(-3, 3, 301) / (bo * mb0)
 axes[2].plot(x, bo * mb0**2 / np.cosh(bo * mb0 * x) ** 2, "k--", lw=1,
              label=r"$N\to\infty$: $\beta\bar m^2\,\mathrm{sech}^2(\beta\bar m NB)$")
 axes[0].set(xlabel="$B$", ylabel=r"$\mathbb{E}_N(m)$", title="Figure 3 (left): a sigmoid sharpening into a step")
-axes[1].set(xlabel="$B$", ylabel=r"$\chi_N=N\beta\,\mathrm{Var}(m)$", title="Figure 3 (right): a peak of height $\propto N$")
+axes[1].set(xlabel="$B$", ylabel=r"$\chi_N=N\beta\,\mathrm{Var}(m)$", title=r"Figure 3 (right): a peak of height $\propto N$")
 axes[2].set(xlabel="$NB$", ylabel=r"$\chi_N/N$", xlim=(x[0], x[-1]), title="rescaled axes: the peaks approach one curve")
 for ax in axes:
     ax.legend(fontsize=8)
