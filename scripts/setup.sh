@@ -2,7 +2,7 @@
 # Creates .venv (Python 3.11) and installs the course tools with everything they need.
 # Sourced by demo.sh and test.sh; safe to run again (pip skips what is installed).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 if [ ! -x .venv/bin/python ]; then
