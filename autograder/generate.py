@@ -394,7 +394,7 @@ def otter_config(assignment: str) -> dict:
     return config
 
 
-def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
+def build_otter_zip(assignment: str) -> Path:
     """The Gradescope autograder zip: built by ``otter generate`` (otter's format, setup and
     runner), then given pdl's engine as an otter plugin (see ``autograder.gradescope``)."""
     from otter.generate import main as otter_generate
@@ -406,7 +406,7 @@ def build_otter_zip(assignment: str, uses_torch: bool = False) -> Path:
     out = final.with_name(f".{final.name}.{os.getpid()}.tmp")
     config = otter_config(assignment)
     config["plugins"] = [{gradescope.PLUGIN: {"assignment": assignment}}]
-    reqs = gradescope.requirements(uses_torch)
+    reqs = gradescope.requirements(assignment)
     with tempfile.TemporaryDirectory(prefix="pdl-otter-") as tmp:
         stage = Path(tmp)
         (stage / "tests").mkdir()
@@ -519,7 +519,7 @@ def generate(assignment: str, *, execute_solution: bool = True, otter: bool = Tr
     if otter:
         zip_path = REPO / "dist" / "otter" / f"{aid}-autograder.zip"
         before = zip_path.read_bytes() if zip_path.exists() else None
-        if build_otter_zip(aid, uses_torch="torch" in src.code("setup", "graded", "provided")).read_bytes() != before:
+        if build_otter_zip(aid).read_bytes() != before:
             changed.append(zip_path)
     return changed
 

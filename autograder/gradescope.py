@@ -43,14 +43,51 @@ ENGINE_MODULES = ["__init__", "grading", "sandbox", "worker", "protocol", "testi
 PLUGIN = "autograder.otter_plugin.PdlGrading"
 
 
-def requirements(uses_torch: bool) -> str:
+def imported_modules(code: str) -> set[str]:
+    """Top-level names of the absolute imports in ``code`` (cell magics skipped)."""
+    import ast
+
+    code = "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!")))
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def grading_imports(assignment: str) -> set[str]:
+    """Third-party modules the grader's side of an assignment imports: the reference, the hidden
+    tests, and every code cell of the release (the sandbox runs the whole notebook)."""
+    from autograder.grading import load_release
+
+    code = [(REPO / "solutions" / assignment / "__init__.py").read_text()]
+    code += [p.read_text() for p in sorted((REPO / "grading_tests" / assignment).glob("*.py"))]
+    code += ["".join(c.get("source", "")) for c in load_release(assignment).get("cells", [])
+             if c.get("cell_type") == "code"]
+    ours = {"autograder", "solutions", "grading_tests", "course_config"}
+    return {m for c in code for m in imported_modules(c)} - set(sys.stdlib_module_names) - ours
+
+
+def requirements(assignment: str) -> str:
+    """Exact versions of what generated the course: the grading engine's packages and the
+    distributions of every module the assignment imports (torch from the CPU wheel index)."""
+    by_module = metadata.packages_distributions()
+    dists = {spec.split("[")[0].lower(): spec for spec in GRADING_PACKAGES}
+    for module in sorted(grading_imports(assignment)):
+        if module not in by_module:
+            raise RuntimeError(f"{assignment} imports {module!r}, which no installed package provides; "
+                               "install it into the course's environment (pyproject.toml) and regenerate")
+        for dist in by_module[module]:
+            dists.setdefault(dist.lower(), dist)
     lines = ["# exact versions of the environment that generated the course (`pdl generate`)"]
-    for spec in GRADING_PACKAGES + (["torch"] if uses_torch else []):
-        name = spec.split("[")[0]
-        lines.append(f"{spec}=={metadata.version(name)}")
-    if uses_torch:  # the CPU build: Gradescope has no GPU, and the default index's CUDA wheels are GBs
+    for key in sorted(dists, key=lambda k: (k == "torch", k)):
+        spec = dists[key]
+        version = metadata.version(spec.split("[")[0])
+        lines.append(f"{spec}=={version.split('+')[0]}")  # 2.13.0+cpu: the index decides the build
+    if "torch" in dists:  # the CPU build: Gradescope has no GPU, and the default index's CUDA wheels are GBs
         lines.insert(1, f"--extra-index-url {TORCH_INDEX}")
-        lines[-1] = lines[-1].split("+")[0]
     return "\n".join(lines) + "\n"
 
 

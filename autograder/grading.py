@@ -522,10 +522,11 @@ def run_hidden_tests(assignment: str, student, diagnose: bool | None = None) -> 
     args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:warnings", f"--rootdir={REPO}", "-o", "python_files=test_*.py"]
     code = pytest.main(args, plugins=[collector])
-    if code == pytest.ExitCode.INTERRUPTED:  # pytest swallows Ctrl-C; a half-run is no grade
-        raise KeyboardInterrupt
+    # a collection error also ends pytest as INTERRUPTED ("Interrupted: 1 error during collection")
     if collector.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         raise GraderError(f"hidden tests of {assignment} failed to load:\n" + "\n".join(collector.collect_errors))
+    if code == pytest.ExitCode.INTERRUPTED:  # pytest swallows Ctrl-C; a half-run is no grade
+        raise KeyboardInterrupt
     return collector.results
 
 

@@ -252,7 +252,7 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
             from autograder import gradescope as gs
             from autograder.generate import build_otter_zip
 
-            zip_path = build_otter_zip(assignment, uses_torch=_uses_torch(assignment))
+            zip_path = build_otter_zip(assignment)
             venv = gs.venv_for(zip_path)
             line(gs.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log),
                  "Gradescope simulation: the zip's own environment and run_autograder agree with pdl grade")
@@ -266,9 +266,3 @@ def _where_in_source(assignment: str, text: str) -> str:
     path = source_path(assignment)
     found = [k + 1 for k, ln in enumerate(path.read_text().splitlines()) if ln.strip() == text]
     return f"{text!r} ({path.relative_to(REPO)}:{', '.join(map(str, found[:4])) or '?'})"
-
-
-def _uses_torch(assignment: str) -> bool:
-    from autograder.source import load
-
-    return "torch" in load(assignment).code("setup", "graded", "provided")

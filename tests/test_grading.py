@@ -86,3 +86,16 @@ def test_stub_transform_keeps_signature_and_docstring():
     out = stub(src, only={"f"})
     assert 'def f(x, y=2):\n    """Contract."""' in out and "z = x + y" not in out
     assert "NotImplementedError" in out and "def g():\n    return 1" in out
+
+
+def test_hidden_tests_that_fail_to_import_are_a_grader_error_not_a_ctrl_c(tmp_path, monkeypatch):
+    """pytest ends a run with a collection error as INTERRUPTED, like Ctrl-C: the grader must
+    say the tests failed to load (seen: a Gradescope venv without tqdm for lab7)."""
+    from autograder import grading
+
+    tests = tmp_path / "grading_tests" / "fake"
+    tests.mkdir(parents=True)
+    (tests / "test_fake.py").write_text("import not_a_module_anywhere\n\n\ndef test_a(student):\n    pass\n")
+    monkeypatch.setattr(grading, "REPO", tmp_path)
+    with pytest.raises(grading.GraderError, match="failed to load(.|\n)*not_a_module_anywhere"):
+        grading.run_hidden_tests("fake", student=None, diagnose=False)

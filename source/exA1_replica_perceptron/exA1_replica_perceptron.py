@@ -1067,11 +1067,15 @@ def orthant_probability(q, R, Q):
 #   A.1(d)); ∫Dz tanh²(√q̂ z) = q is Gardner's equation for random labels.
 def conjugate_field(q):
     q_arr = np.asarray(q, dtype=float)
-    out = np.zeros(q_arr.shape)
+    out = np.full(q_arr.shape, np.inf)  # inf at q = 1, as the contract says
     for idx, qi in np.ndenumerate(q_arr):
-        if qi > 0:
-            out[idx] = optimize.brentq(lambda t: gaussian_average(lambda z: np.tanh(np.sqrt(t) * z) ** 2) - qi,
-                                       1e-12, 1e4)
+        if qi <= 0:
+            out[idx] = 0.0
+        elif qi < 1:  # 1 - q ~ sqrt(2 / (pi qhat)): q = 0.995 needs qhat ~ 3e4, where the dip of
+            # tanh^2 at z = 0 is too narrow for Gauss-Hermite nodes, so quad on z > 0
+            gardner = lambda t: 2 * integrate.quad(lambda z: np.tanh(np.sqrt(t) * z) ** 2 * np.exp(-z * z / 2),
+                                                   0, np.inf, epsabs=1e-13, epsrel=1e-11, limit=200)[0] / np.sqrt(2 * np.pi)
+            out[idx] = optimize.brentq(lambda t: gardner(t) - qi, 1e-12, 1e12)
     return out if out.ndim else float(out)
 
 
