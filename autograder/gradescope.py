@@ -252,8 +252,12 @@ def _build_venv(venv: Path, reqs: bytes) -> Path:
     (venv / "requirements.txt").write_bytes(reqs)
     # one retry, short timeouts: where PyTorch's CPU index cannot be reached (a grader offline but
     # for a package mirror), pip's default of 5 retries costs ~8 s per package, ~15 min in all
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--retries", "1",
-                    "--timeout", "30", "-r", str(venv / "requirements.txt")], check=True)
+    print(f"building the Gradescope environment {venv.name} from the zip's requirements.txt "
+          "(once; a few minutes) ...", file=sys.stderr, flush=True)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--retries", "1",
+                          "--timeout", "30", "-r", str(venv / "requirements.txt")], capture_output=True, text=True)
+    if pip.returncode:  # pip's retry warnings for an unreachable index are noise unless it fails
+        raise RuntimeError(f"pip could not build {venv}:\n{pip.stderr[-3000:]}")
     (venv / ".complete").write_text("ok\n")
     return venv
 
