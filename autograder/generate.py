@@ -394,16 +394,21 @@ def otter_config(assignment: str) -> dict:
     return config
 
 
-def build_otter_zip(assignment: str) -> Path:
+def otter_zip_path(assignment: str) -> Path:
+    return REPO / "dist" / "otter" / f"{assignment}-autograder.zip"
+
+
+def build_otter_zip(assignment: str, changed: list | None = None) -> Path:
     """The Gradescope autograder zip: built by ``otter generate`` (otter's format, setup and
-    runner), then given pdl's engine as an otter plugin (see ``autograder.gradescope``)."""
+    runner), then given pdl's engine as an otter plugin (see ``autograder.gradescope``).
+    Written (and appended to ``changed``) only where its bytes differ."""
     from otter.generate import main as otter_generate
 
     from autograder import gradescope
 
-    final = REPO / "dist" / "otter" / f"{assignment}-autograder.zip"
+    final = otter_zip_path(assignment)
     final.parent.mkdir(parents=True, exist_ok=True)
-    out = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    out = final.with_name(f".{final.name}.{os.getpid()}.build")
     config = otter_config(assignment)
     config["plugins"] = [{gradescope.PLUGIN: {"assignment": assignment}}]
     reqs = gradescope.requirements(assignment)
@@ -433,7 +438,9 @@ def build_otter_zip(assignment: str) -> Path:
     entries["tests/README.md"] = (b"The hidden tests are pdl/grading_tests/; autograder.otter_plugin runs "
                                   b"them in the grader's process (no otter test files).\n")
     _write_zip(out, entries)
-    os.replace(out, final)
+    data = out.read_bytes()
+    out.unlink()
+    _write(final, data, [] if changed is None else changed)
     return final
 
 
@@ -517,10 +524,7 @@ def generate(assignment: str, *, execute_solution: bool = True, otter: bool = Tr
            nbformat.writes(nbgrader_notebook(src)) + "\n", changed)
     write_examples(aid, changed)
     if otter:
-        zip_path = REPO / "dist" / "otter" / f"{aid}-autograder.zip"
-        before = zip_path.read_bytes() if zip_path.exists() else None
-        if build_otter_zip(aid).read_bytes() != before:
-            changed.append(zip_path)
+        build_otter_zip(aid, changed)
     return changed
 
 

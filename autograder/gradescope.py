@@ -19,6 +19,7 @@ The zip keeps otter's format (``otter generate`` builds it) with these changes:
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import hashlib
 import json
@@ -45,8 +46,6 @@ PLUGIN = "autograder.otter_plugin.PdlGrading"
 
 def imported_modules(code: str) -> set[str]:
     """Top-level names of the absolute imports in ``code`` (cell magics skipped)."""
-    import ast
-
     code = "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!")))
     names = set()
     for node in ast.walk(ast.parse(code)):

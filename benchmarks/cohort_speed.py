@@ -21,6 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from autograder import nbgrader_course as nbg  # noqa: E402
 from autograder.cohort import grade_cohort  # noqa: E402
+from autograder.generate import otter_zip_path  # noqa: E402
 from autograder.source import load, stub  # noqa: E402
 from autograder.validate import variant_notebook  # noqa: E402
 
@@ -78,7 +79,7 @@ def main() -> None:
             print(f"nbgrader autograde: {rows['nbgrader autograde']:.2f} s/submission", flush=True)
 
         if not args.skip_otter:
-            zip_path = REPO / "dist" / "otter" / f"{aid}-autograder.zip"
+            zip_path = otter_zip_path(aid)
             otter = Path(sys.executable).parent / "otter"
             start = time.perf_counter()
             for i in range(n):

@@ -27,6 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from autograder.generate import otter_zip_path  # noqa: E402
 from autograder.validate import variant_notebook  # noqa: E402
 
 
@@ -61,7 +62,7 @@ def main() -> None:
     args = parser.parse_args()
     aid = args.assignment
     bindir = Path(sys.executable).parent
-    zip_path = REPO / "dist" / "otter" / f"{aid}-autograder.zip"
+    zip_path = otter_zip_path(aid)
     if not args.skip_otter and not zip_path.exists():
         sys.exit(f"no {zip_path}; run `pdl generate {aid}` first (or pass --skip-otter)")
     on = dict(os.environ, PDL_DIAGNOSE="1")
