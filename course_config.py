@@ -46,11 +46,11 @@ if "get_config" in globals():  # executed by nbgrader as its config file
     c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
     c.ExecutePreprocessor.timeout = TIMEOUT_S
     # written answers in nbgrader's release read like pdl's (and both count as blank when untouched)
-    c.ClearSolutions.text_stub = "*Your answer here.*"  # autograder.source.ANSWER_PLACEHOLDER
+    c.ClearSolutions.text_stub = "*Your answer here.*"  # autograder.run.notebook.ANSWER_PLACEHOLDER
     try:  # autograde without nbgrader's false checksum alarm on hidden-test cells (nbgrader#1961)
         from nbgrader.converters.autograde import Autograde as _Autograde
 
-        from autograder.nbgrader_course import OverwriteCells as _OverwriteCells
+        from autograder.course.nbgrader import OverwriteCells as _OverwriteCells
         c.Autograde.sanitize_preprocessors = [
             _OverwriteCells if p.__name__ == "OverwriteCells" else p
             for p in _Autograde.class_traits()["sanitize_preprocessors"].default()]

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import datetime
+import importlib
 import json
+import re
 import sys
 from pathlib import Path
 
-from autograder.sandbox import REPO
+from autograder.run.paths import REPO
 
 
 def _config():
-    import course_config
+    import course_config  # lazy: read when a command needs it (tests reload it)
     return course_config
 
 
 def _assignments(ids, all_flag=False, module=None):
-    from autograder.source import all_assignments
+    from autograder.course.source import all_assignments  # lazy: a subcommand loads only its own layer
 
     known = all_assignments()
     if module:
@@ -33,7 +36,7 @@ def _assignments(ids, all_flag=False, module=None):
 
 
 def cmd_generate(args) -> int:
-    from autograder.generate import generate
+    from autograder.course.generate import generate  # lazy: a subcommand loads only its own layer
 
     for aid in _assignments(args.ids, args.all, args.module):
         changed = generate(aid, execute_solution=not args.no_execute, otter=not args.no_otter)
@@ -43,13 +46,13 @@ def cmd_generate(args) -> int:
 
 
 def _warn_process_isolation() -> None:
-    from autograder.sandbox import PROCESS_WARNING
+    from autograder.run.sandbox import PROCESS_WARNING  # lazy: a subcommand loads only its own layer
 
     print(f"pdl: WARNING: {PROCESS_WARNING}.", file=sys.stderr)
 
 
 def cmd_grade(args) -> int:
-    from autograder.grading import format_report, grade
+    from autograder.run.grading import format_report, grade  # lazy: a subcommand loads only its own layer
 
     cfg = _config()
     target = Path(args.submission)
@@ -74,8 +77,14 @@ def cmd_grade(args) -> int:
 
 
 def cmd_grade_cohort(args) -> int:
-    from autograder.cohort import grade_cohort, hand_scores, record_in_gradebook, resolve_db_url, write_outputs
-    from autograder.handscores import remember_gradebook
+    from autograder.cohort.grade import grade_cohort  # lazy: a subcommand loads only its own layer
+    from autograder.cohort.handscores import remember_gradebook  # lazy: a subcommand loads only its own layer
+    from autograder.cohort.outputs import (  # lazy: a subcommand loads only its own layer
+        hand_scores,
+        record_in_gradebook,
+        resolve_db_url,
+        write_outputs,
+    )
 
     cfg = _config()
     out = Path(args.out or f"results/{args.assignment}")
@@ -103,7 +112,7 @@ def cmd_grade_cohort(args) -> int:
             gradebook_error = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else repr(exc)
     print(f"{summary['students']} submissions: {summary['graded']} graded now, {summary['reused']} "
           f"already graded (same file, same version {summary['version']}).")
-    from autograder.pages import notes
+    from autograder.cohort.pages import notes  # lazy: a subcommand loads only its own layer
 
     errors = [r for r in results if notes(r)]
     if results:
@@ -128,7 +137,10 @@ def cmd_grade_cohort(args) -> int:
     for problem in hand.problems:
         print(f"pdl: warning: {problem}", file=sys.stderr)
     if args.screenshots:
-        from autograder.browser import find_chromium, screenshot_cohort
+        from autograder.cohort.browser import (  # lazy: a subcommand loads only its own layer
+            find_chromium,
+            screenshot_cohort,
+        )
 
         if find_chromium() is None:
             print("pdl: no screenshots: Chromium is not installed (apt-get install chromium).", file=sys.stderr)
@@ -147,8 +159,8 @@ def cmd_grade_cohort(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from autograder.checks import run_public_checks
-    from autograder.grading import SubmissionError
+    from autograder.course.checks import run_public_checks  # lazy: a subcommand loads only its own layer
+    from autograder.run.grading import SubmissionError  # lazy: a subcommand loads only its own layer
 
     try:
         results, errors = run_public_checks(args.notebook, args.assignment)
@@ -169,7 +181,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from autograder.validate import validate
+    from autograder.course.validate import validate  # lazy: a subcommand loads only its own layer
 
     ok = True
     for aid in _assignments(args.ids, args.all, args.module):
@@ -178,19 +190,16 @@ def cmd_validate(args) -> int:
 
 
 def cmd_new_year(args) -> int:
-    import datetime
-    import re
 
-    from autograder.generate import generate
+    from autograder.course.generate import generate  # lazy: a subcommand loads only its own layer
 
     cfg_path = REPO / "course_config.py"
     text = cfg_path.read_text()
     old_year = _config().YEAR
     text = re.sub(r"^YEAR = \d+", f"YEAR = {args.year}", text, count=1, flags=re.M)
     cfg_path.write_text(text)
-    import importlib
     importlib.reload(_config())
-    from autograder.generate import solution_notebook_executed
+    from autograder.course.generate import solution_notebook_executed  # lazy: a subcommand loads only its own layer
 
     ids = _assignments([], True)
     for aid in ids:
@@ -282,7 +291,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_new_year)
 
     args = parser.parse_args(argv)
-    from autograder.sandbox import SandboxUnavailable
+    from autograder.run.sandbox import SandboxUnavailable  # lazy: a subcommand loads only its own layer
 
     try:
         return args.func(args)

@@ -19,11 +19,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder import nbgrader_course as nbg  # noqa: E402
-from autograder.cohort import grade_cohort  # noqa: E402
-from autograder.generate import otter_zip_path  # noqa: E402
-from autograder.source import load, stub  # noqa: E402
-from autograder.validate import variant_notebook  # noqa: E402
+from autograder.course import nbgrader as nbg  # noqa: E402
+from autograder.cohort.grade import grade_cohort  # noqa: E402
+from autograder.course.generate import otter_zip_path  # noqa: E402
+from autograder.course.source import load, stub  # noqa: E402
+from autograder.course.validate import variant_notebook  # noqa: E402
 
 KINDS = ("correct", "partial", "stub")
 

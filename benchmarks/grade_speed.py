@@ -27,8 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.generate import otter_zip_path  # noqa: E402
-from autograder.validate import variant_notebook  # noqa: E402
+from autograder.course.generate import otter_zip_path  # noqa: E402
+from autograder.course.synth import variant_notebook  # noqa: E402
 
 
 def timed(cmd, cwd, env=None) -> float:
@@ -39,9 +39,9 @@ def timed(cmd, cwd, env=None) -> float:
 
 def two_mistakes_notebook(aid: str) -> dict:
     """The solution notebook plus the first two wrong cells that redefine different functions."""
-    from autograder.diagnose import _defined_names
-    from autograder.source import read_mistakes
-    from autograder.synth import code_cell, with_cells
+    from autograder.run.diagnose.catalogue import _defined_names
+    from autograder.run.mistakes import read_mistakes
+    from autograder.run.notebook import code_cell, with_cells
 
     chosen, names = [], set()
     for m in read_mistakes(aid):
@@ -110,7 +110,7 @@ def main() -> None:
     print(f"  pdl grade / floor = {med['pdl grade, correct'] / floor:.2f}  (correct submission; the floor is "
           f"the hidden tests against the reference in one plain pytest process, {floor:.2f} s)")
     imports = {}
-    for what in ("autograder.grading", "autograder.diagnose", "autograder.worker, IPython.core.interactiveshell",
+    for what in ("autograder.run.grading", "autograder.run.diagnose", "autograder.run.worker, IPython.core.interactiveshell",
                  "nbformat"):
         cmd = [sys.executable, "-c", f"import {what}"]
         imports[what] = statistics.median(timed(cmd, REPO) for _ in range(3))

@@ -1,5 +1,5 @@
 """A large synthetic cohort, end to end: N submissions cycling through good, partial, broken
-and hostile notebooks (autograder.synth), graded by `pdl grade-cohort`; prints whether every
+and hostile notebooks (autograder.course.synth), graded by `pdl grade-cohort`; prints whether every
 submission got a row and the score each kind deserves, and the time per submission.
 
     python benchmarks/synthetic_cohort.py [--n 200] [--workers 2] [--assignment ex2_3_ising_perceptron]
@@ -14,8 +14,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.cohort import grade_cohort, write_outputs  # noqa: E402
-from autograder.synth import hostile_cohort  # noqa: E402
+from autograder.cohort.grade import grade_cohort  # noqa: E402
+from autograder.cohort.outputs import write_outputs  # noqa: E402
+from autograder.course.synth import hostile_cohort  # noqa: E402
 
 
 def main() -> None:

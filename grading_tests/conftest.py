@@ -1,6 +1,6 @@
 """Hidden tests get the `student` fixture: the grader's proxy, or the reference by default."""
 
-from autograder.testing import student  # noqa: F401  (a pytest fixture)
+from autograder.run.testing import student  # noqa: F401  (a pytest fixture)
 
 
 def pytest_configure(config):

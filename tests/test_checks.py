@@ -1,6 +1,6 @@
 """The public-check helper every notebook carries: a check that needs a missing function names it."""
 
-from autograder.checks import CHECK_HELPER
+from autograder.course.checks import CHECK_HELPER
 
 
 def test_not_yet_names_the_missing_function(capsys):

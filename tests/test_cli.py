@@ -3,7 +3,7 @@
 import json
 
 from autograder.cli import main as pdl
-from autograder.sandbox import REPO
+from autograder.run.paths import REPO
 from conftest import EXEMPLAR
 
 EXAMPLES = REPO / "examples" / "submissions" / EXEMPLAR

@@ -15,9 +15,13 @@ import zipfile
 
 import pytest
 
-from autograder.cohort import discover, feedback_html, grade_cohort, record_in_gradebook, safe_extract, write_outputs
-from autograder.sandbox import REPO, namespaces_available
-from autograder.synth import hostile_cohort
+from autograder.cohort.grade import grade_cohort
+from autograder.cohort.layouts import discover, safe_extract
+from autograder.cohort.outputs import record_in_gradebook, write_outputs
+from autograder.cohort.pages import feedback_html
+from autograder.run.paths import REPO
+from autograder.run.sandbox import namespaces_available
+from autograder.course.synth import hostile_cohort
 from conftest import EXEMPLAR
 
 LIMITS = dict(timeout=25, call_timeout=8, memory_mb=2048)

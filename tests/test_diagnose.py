@@ -1,4 +1,4 @@
-"""Feedback that names the mistake (autograder/diagnose.py): hints of the wrong cells, generic
+"""Feedback that names the mistake (autograder/run/diagnose.py): hints of the wrong cells, generic
 diagnoses, and never a reference value in the text.
 
 Every wrong cell of every assignment is graded with the diagnosis inside `pdl validate`
@@ -14,11 +14,14 @@ import json
 import numpy as np
 import pytest
 
-from autograder import diagnose
-from autograder.diagnose import Call, Variant, grade_code, leaked_numbers, reference_values
-from autograder.generate import module_text
-from autograder.sandbox import REPO
-from autograder.source import all_assignments, cell_hint, load, read_mistakes
+from autograder.run import diagnose
+from autograder.course.inprocess import grade_code, reference_values
+from autograder.run.diagnose.catalogue import Call, Variant
+from autograder.run.diagnose.leaks import leaked_numbers
+from autograder.course.generate import module_text
+from autograder.run.paths import REPO
+from autograder.course.source import all_assignments, load
+from autograder.run.mistakes import cell_hint, read_mistakes
 from conftest import EXEMPLAR
 
 ASSIGNMENTS = all_assignments()
@@ -96,15 +99,15 @@ def test_switch_off(monkeypatch):
 
 def test_a_proxy_without_a_call_log_gets_no_diagnosis():
     """Mutation runs grade through a plain LocalStudent (no call_log): graded as before."""
-    from autograder.mutate import score_code
+    from autograder.course.inprocess import score_code
 
     score, full = score_code(EXEMPLAR, module_text(load(EXEMPLAR)) + "\n\n" + read_mistakes(EXEMPLAR)[0].code)
     assert 0 <= score < full
 
 
 def _grade_env(code):
-    from autograder.grading import run_hidden_tests
-    from autograder.mutate import TimedNamespace
+    from autograder.run.grading import run_hidden_tests
+    from autograder.course.inprocess import TimedNamespace
 
     ns = {"__name__": "variant"}
     exec(module_text(load(EXEMPLAR)) + "\n\n" + code, ns)
@@ -184,7 +187,7 @@ def test_leak_scan_sees_a_reference_value():
 # -- end to end: `pdl grade` names both mistakes of one notebook ------------------------------
 def test_pdl_grade_names_two_mistakes(write_nb, correct_nb, tmp_path, capsys):
     from autograder.cli import main as pdl
-    from autograder.synth import code_cell, with_cells
+    from autograder.run.notebook import code_cell, with_cells
 
     mistakes = read_mistakes(EXEMPLAR)
     chosen = [m for m in mistakes if "wedges" in m.description] + \

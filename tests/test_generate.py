@@ -5,9 +5,9 @@ import zipfile
 
 import pytest
 
-from autograder.generate import build_otter_zip, generate
-from autograder.sandbox import REPO
-from autograder.source import all_assignments, load
+from autograder.course.generate import build_otter_zip, generate
+from autograder.run.paths import REPO
+from autograder.course.source import all_assignments, load
 from conftest import EXEMPLAR
 
 
@@ -21,7 +21,7 @@ def test_otter_zip_is_byte_stable_and_keeps_the_grader_out_of_the_submission_fol
     path = build_otter_zip(EXEMPLAR)
     assert path.read_bytes() == first
     names = zipfile.ZipFile(path).namelist()
-    assert f"pdl/solutions/{EXEMPLAR}/__init__.py" in names and "pdl/autograder/grading.py" in names
+    assert f"pdl/solutions/{EXEMPLAR}/__init__.py" in names and "pdl/autograder/run/grading.py" in names
     # otter copies files/ and tests/ next to the student's notebook: nothing of the grader goes there
     assert not [n for n in names if n.startswith("files/") or (n.startswith("tests/") and n.endswith(".py"))]
     assert [n for n in names if n.endswith(".ipynb")] == [f"pdl/assignments/{EXEMPLAR}/{EXEMPLAR}.ipynb"]
@@ -61,7 +61,7 @@ def test_generate_with_execution_twice_changes_no_byte():
 def test_normalised_outputs_hide_rounding_noise_and_merge_streams():
     import nbformat
 
-    from autograder.generate import normalise_outputs
+    from autograder.course.generate import normalise_outputs
 
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("print(...)")
@@ -78,7 +78,7 @@ def test_release_shows_points_per_function_and_question_and_the_total():
     question its points, and the header the total; they add up to what grading uses."""
     import re
 
-    from autograder.generate import hidden_tests
+    from autograder.course.generate import hidden_tests
 
     nb = json.loads((REPO / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text())
     text = "\n".join("".join(c["source"]) for c in nb["cells"])
@@ -95,7 +95,7 @@ def test_release_shows_points_per_function_and_question_and_the_total():
 
 @pytest.mark.parametrize("assignment", all_assignments())
 def test_points_per_function_add_up_to_the_hidden_tests(assignment):
-    from autograder.generate import graded_points, hidden_tests
+    from autograder.course.generate import graded_points, hidden_tests
 
     per_function = graded_points(load(assignment))
     assert set(per_function) == set(load(assignment).graded_functions()), "a graded function without points"
@@ -105,7 +105,7 @@ def test_points_per_function_add_up_to_the_hidden_tests(assignment):
 def test_a_narrative_edit_keeps_the_solution_notebooks_outputs():
     """generate --no-execute after a markdown-only edit updates the text and keeps the figures;
     after a code edit it gives up (the outputs would belong to other code)."""
-    from autograder.generate import _cells, _notebook, narrative_update
+    from autograder.course.generate import _cells, _notebook, narrative_update
 
     path = REPO / "solutions" / EXEMPLAR / f"{EXEMPLAR}.ipynb"
     fresh = _notebook(_cells(load(EXEMPLAR), solution=True), EXEMPLAR)

@@ -3,20 +3,18 @@ environment built from its own requirements in a fresh venv (not the project's),
 ``run_autograder`` run on the exemplars' example submissions and on a cheat."""
 
 import json
-from pathlib import Path
 
 import pytest
 
-from autograder import gradescope
-from autograder.generate import build_otter_zip
-from autograder.sandbox import REPO
+from autograder.gradescope import results, simulate
+from autograder.course.generate import build_otter_zip
 
 EXEMPLARS = ["ex2_3_ising_perceptron", "exB_linear_to_kernel"]
 
 
 @pytest.fixture(scope="module")
 def venv():
-    return gradescope.venv_for(build_otter_zip(EXEMPLARS[0]))
+    return simulate.venv_for(build_otter_zip(EXEMPLARS[0]))
 
 
 @pytest.mark.xdist_group("gradescope")
@@ -24,9 +22,9 @@ def venv():
 def test_gradescope_simulation_matches_pdl_grade(assignment, venv, tmp_path):
     lines = []
     zip_file = build_otter_zip(assignment)
-    ok = gradescope.check_simulation(assignment, zip_file, venv, tmp_path, log=lines.append)
+    ok = simulate.check_simulation(assignment, zip_file, venv, tmp_path, log=lines.append)
     assert ok, "\n".join(lines)
-    assert len(lines) == len(gradescope.CASES)
+    assert len(lines) == len(simulate.CASES)
 
 
 @pytest.mark.xdist_group("gradescope")
@@ -39,7 +37,7 @@ def test_gradescope_simulation_where_namespaces_are_refused(venv, tmp_path):
         pytest.skip("account isolation needs root (as on Gradescope)")
     lines = []
     zip_file = build_otter_zip(EXEMPLARS[0])
-    ok = gradescope.check_simulation(EXEMPLARS[0], zip_file, venv, tmp_path, log=lines.append,
+    ok = simulate.check_simulation(EXEMPLARS[0], zip_file, venv, tmp_path, log=lines.append,
                                      cases=("correct", "partial", "cheat"), isolation="account")
     assert ok, "\n".join(lines)
 
@@ -51,8 +49,8 @@ def test_results_show_checks_now_and_hidden_tests_after_publication():
                         {"name": "test_b", "points": 0.0, "max_points": 2.0, "passed": False,
                          "message": "b: worst by 3x", "diagnosis": "Your results match a known mistake: x"}],
               "manual": [{"question": "written_1", "points": 2.0}]}
-    data = gradescope.results(report)
-    gradescope.check_results_json(data)
+    data = results.results(report)
+    results.check_results_json(data)
     visible = [t for t in data["tests"] if t["visibility"] == "visible"]
     assert [t["status"] for t in visible if "status" in t] == ["passed", "failed"]
     assert "cell 4" in visible[-1]["output"]
@@ -79,7 +77,7 @@ def test_zip_installs_only_what_grading_uses():
 
 
 def test_every_submitter_of_a_group_submission_gets_the_grade(tmp_path, correct_nb):
-    from autograder.cohort import grade_cohort
+    from autograder.cohort.grade import grade_cohort
 
     export = tmp_path / "export"
     (export / "submission_7").mkdir(parents=True)

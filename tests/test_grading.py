@@ -9,10 +9,10 @@ import json
 import pytest
 
 from autograder.cli import main as pdl
-from autograder.grading import grade
-from autograder.sandbox import REPO
-from autograder.source import stub
-from autograder.synth import code_cell, with_cells
+from autograder.run.grading import grade
+from autograder.run.paths import REPO
+from autograder.course.source import stub
+from autograder.course.synth import code_cell, with_cells
 from conftest import EXEMPLAR
 
 LIMITS = dict(timeout=20, call_timeout=8, memory_mb=2048)
@@ -20,7 +20,7 @@ LIMITS = dict(timeout=20, call_timeout=8, memory_mb=2048)
 
 @pytest.fixture(scope="module")
 def full_score(tmp_path_factory):
-    from autograder.validate import variant_notebook
+    from autograder.course.validate import variant_notebook
 
     path = tmp_path_factory.mktemp("full") / f"{EXEMPLAR}.ipynb"
     path.write_text(json.dumps(variant_notebook(EXEMPLAR, "correct")))
@@ -75,7 +75,7 @@ def test_unreadable_notebooks_score_zero_with_a_clear_error(content, reason, wri
 
 
 def test_partly_stubbed_notebook_scores_between(write_nb, correct_nb, full_score):
-    from autograder.validate import variant_notebook
+    from autograder.course.validate import variant_notebook
 
     report = grade(write_nb("partial", variant_notebook(EXEMPLAR, "partial")), EXEMPLAR, **LIMITS)
     assert 0 < report.score < full_score[0]
@@ -91,7 +91,7 @@ def test_stub_transform_keeps_signature_and_docstring():
 def test_hidden_tests_that_fail_to_import_are_a_grader_error_not_a_ctrl_c(tmp_path, monkeypatch):
     """pytest ends a run with a collection error as INTERRUPTED, like Ctrl-C: the grader must
     say the tests failed to load (seen: a Gradescope venv without tqdm for lab7)."""
-    from autograder import grading
+    from autograder.run import grading
 
     tests = tmp_path / "grading_tests" / "fake"
     tests.mkdir(parents=True)

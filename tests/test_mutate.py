@@ -4,9 +4,9 @@ import ast
 
 import pytest
 
-from autograder.generate import module_text
-from autograder.mutate import _in_source_terms, mutant, source_line_map
-from autograder.source import all_assignments, load
+from autograder.course.generate import module_text
+from autograder.course.mutate import _in_source_terms, mutant, source_line_map
+from autograder.course.source import all_assignments, load
 
 
 @pytest.mark.parametrize("assignment", all_assignments())

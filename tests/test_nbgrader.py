@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from autograder import nbgrader_course as nbg
-from autograder.grading import grade
-from autograder.source import load, stub
-from autograder.validate import variant_notebook
+from autograder.course import nbgrader as nbg
+from autograder.run.grading import grade
+from autograder.course.source import load, stub
+from autograder.course.validate import variant_notebook
 from conftest import EXEMPLAR
 
 

@@ -8,8 +8,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from autograder import browser, cohort
-from autograder.source import load
+from autograder.cohort import browser, outputs
+from autograder.course.source import load
 from conftest import EXEMPLAR
 
 pytestmark = pytest.mark.skipif(browser.find_chromium() is None,
@@ -39,7 +39,7 @@ def _cohort(out: Path) -> dict:
                 "errors": ["invalid notebook: the notebook is not valid JSON (Expecting value: line 1 column 1)"]}]
     summary = {"assignment": EXEMPLAR, "version": "2026.x", "unmatched": ["notes.txt: not a notebook; not graded"],
                "results": results}
-    cohort.write_outputs(summary, out)
+    outputs.write_outputs(summary, out)
     sheet = out / "written_scores.csv"
     with open(sheet, newline="") as f:
         table = list(csv.DictReader(f))
@@ -50,7 +50,7 @@ def _cohort(out: Path) -> dict:
         w = csv.DictWriter(f, fieldnames=list(table[0]))
         w.writeheader()
         w.writerows(table)
-    cohort.write_outputs(summary, out)
+    outputs.write_outputs(summary, out)
     return summary
 
 

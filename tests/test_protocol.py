@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from autograder.protocol import Fn, ProtocolError, decode, dumps, encode, loads, roundtrip
+from autograder.run.protocol import Fn, ProtocolError, decode, dumps, encode, loads, roundtrip
 
 
 @pytest.mark.parametrize("value", [

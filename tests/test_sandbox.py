@@ -21,11 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
-from autograder.cohort import grade_cohort, write_outputs
-from autograder.grading import grade
-from autograder.sandbox import REPO, UID_BASE, SandboxUnavailable, Worker
-from autograder.synth import code_cell, with_cells
+from autograder.run import sandbox
+from autograder.cohort.grade import grade_cohort
+from autograder.cohort.outputs import write_outputs
+from autograder.run.grading import grade
+from autograder.run.paths import REPO
+from autograder.run.sandbox import UID_BASE, SandboxUnavailable, Worker
+from autograder.run.notebook import code_cell, with_cells
 from conftest import EXEMPLAR
 
 pytestmark = pytest.mark.skipif(not sandbox.namespaces_available(),
@@ -192,7 +194,7 @@ def planted(tmp_path_factory):
 def test_the_process_sees_only_its_allow_list(planted, nothing_left_behind):
     reads = [str(planted["course"] / "solutions" / EXEMPLAR / "__init__.py"), str(planted["secret"]),
              str(planted["stage"] / f"{EXEMPLAR}.ipynb"), str(REPO / "solutions" / EXEMPLAR / "__init__.py"),
-             str(REPO / "autograder" / "grading.py"), "/etc/shadow", "/root/.bash_history",
+             str(REPO / "autograder" / "run" / "grading.py"), "/etc/shadow", "/root/.bash_history",
              "/proc/1/environ", "/sys/kernel/hostname"]
     writes = ["/", "/usr", "/etc", "/pdl", "/proc", sys.prefix, sys.base_prefix, str(REPO), str(TMP / ".."),
               "/home/student", "/tmp", "/dev/shm"]
@@ -205,7 +207,7 @@ def test_the_process_sees_only_its_allow_list(planted, nothing_left_behind):
     finally:
         worker.close()
     assert answer["status"] == "ok", answer
-    from autograder.protocol import decode
+    from autograder.run.protocol import decode
     seen = decode(answer["value"])
     assert seen["uid"] >= UID_BASE and seen["gid"] >= UID_BASE and seen["groups"] == []
     assert seen["cwd"] == "/home/student"
@@ -225,7 +227,7 @@ def test_the_process_sees_only_its_allow_list(planted, nothing_left_behind):
 # -- hostile submissions graded as a cohort: scores and no secret anywhere ------------------
 def _hostile(planted) -> dict[str, tuple[dict, str]]:
     """student -> (notebook, expected: 'zero' for a stub that cheats, 'full' for a correct one with an attack)."""
-    from autograder.validate import variant_notebook
+    from autograder.course.synth import variant_notebook
 
     stub = variant_notebook(EXEMPLAR, "stub")
     correct = variant_notebook(EXEMPLAR, "correct")
@@ -416,7 +418,7 @@ def _uid(entry: Path) -> int:
 UNPRIVILEGED = r'''
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from autograder import sandbox
+from autograder.run import sandbox
 w = sandbox.Worker({}, memory_mb=2048)
 try:
     w.wait_ready(60)
@@ -431,13 +433,13 @@ print(json.dumps({"isolation": w.isolation, "errors": errors, "answer": answer})
 
 def test_an_unprivileged_grader_gets_the_same_allow_list(tmp_path):
     """A TA's ordinary account (here: nobody) builds the sandbox in a user namespace."""
-    from autograder import gradescope
-    from autograder.generate import build_otter_zip
+    from autograder.gradescope import simulate
+    from autograder.course.generate import build_otter_zip
 
     if os.geteuid() != 0:
         pytest.skip("needs root to become another user for the test")
     # an interpreter with numpy and IPython that an ordinary account can run (not under /root)
-    venv = gradescope.venv_for(build_otter_zip(EXEMPLAR))
+    venv = simulate.venv_for(build_otter_zip(EXEMPLAR))
     out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "-i",
                           "PATH=/usr/bin:/bin:/usr/sbin:/sbin", "HOME=/",
                           str(venv / "bin" / "python"), "-c", UNPRIVILEGED, str(REPO)],

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import REPO
-from autograder.source import all_assignments
+from autograder.run.paths import REPO
+from autograder.course.source import all_assignments
 
 STDLIB = set(sys.stdlib_module_names)
 IMPORT_NAMES = {"scikit-learn": "sklearn", "pyyaml": "yaml", "ipython": "IPython"}
@@ -21,7 +21,7 @@ IMPORT_NAMES = {"scikit-learn": "sklearn", "pyyaml": "yaml", "ipython": "IPython
 
 def release_imports() -> dict[str, set[str]]:
     """{module: assignments whose release imports it}; every code cell must compile cleanly."""
-    from autograder.gradescope import imported_modules
+    from autograder.gradescope.archive import imported_modules
 
     out: dict[str, set[str]] = {}
     for assignment in all_assignments():

@@ -12,9 +12,11 @@ import time
 
 import pytest
 
-from autograder import cohort, nbgrader_course
-from autograder.handscores import csv_uncell
-from autograder.sandbox import REPO
+from autograder.cohort import grade as cohort
+from autograder.cohort import handscores, layouts, outputs, pages
+from autograder.course import nbgrader as nbgrader_course
+from autograder.cohort.handscores import csv_uncell
+from autograder.run.paths import REPO
 from conftest import EXEMPLAR
 
 EXAMPLES = REPO / "examples" / "submissions" / EXEMPLAR
@@ -148,15 +150,15 @@ def test_nbgrader_flow_identities_and_times(tmp_path, correct_nb):
 
     # the cohort's identities and times, recorded in the same gradebook (no second release)
     (root / "submitted" / "honest" / EXEMPLAR / "timestamp.txt").write_text("2026-10-15 21:30:00.5 UTC")
-    subs, unmatched = cohort.discover(root / "submitted", EXEMPLAR)
+    subs, unmatched = layouts.discover(root / "submitted", EXEMPLAR)
     assert not [u for u in unmatched if "timestamp.txt" in u]
     by = {s.student: s for s in subs}
     assert by["honest"].submitted_at == "2026-10-15T21:30:00Z" and by["mallory"].submitted_at == ""
     rec = {"assignment": EXEMPLAR, "score": 3.0, "max_score": 24.0, "tests": [], "errors": [], "manual": []}
-    who = cohort.Submission("dan42", tmp_path, name="Dan van Damme", email="dan@uni.example",
+    who = layouts.Submission("dan42", tmp_path, name="Dan van Damme", email="dan@uni.example",
                             submitted_at="2026-10-16T08:00:00Z", raw="dan42")
     summary = {"assignment": EXEMPLAR, "results": [cohort.with_identity(rec, who)], "unmatched": []}
-    cohort.record_in_gradebook(summary, db)
+    outputs.record_in_gradebook(summary, db)
     with Gradebook(db) as gb:
         student = gb.find_student("dan42")
         assert (student.first_name, student.last_name, student.email) == ("Dan van", "Damme", "dan@uni.example")
@@ -174,14 +176,14 @@ def test_gradescope_identities_collisions_and_late_flags(tmp_path, monkeypatch, 
     for rel, content in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(content)
-    subs, unmatched = cohort.discover(tmp_path, EXEMPLAR)
+    subs, unmatched = layouts.discover(tmp_path, EXEMPLAR)
     ids = [s.student.lower() for s in subs]
     assert len(set(ids)) == len(ids) == 7 and not unmatched  # distinct even where case is not
     by_raw = {s.raw: s for s in subs}
     assert by_raw["Carol"].student == "Carol" and not by_raw["Carol"].note  # first of the clean names
     assert by_raw["carol"].student.startswith("carol_") and by_raw["carol!"].student.startswith("carol_")
     assert "collides" in by_raw["carol!"].note and by_raw["..."].student.startswith("student_")
-    assert cohort.discover(tmp_path, EXEMPLAR)[0] == subs      # the same ids on every run
+    assert layouts.discover(tmp_path, EXEMPLAR)[0] == subs      # the same ids on every run
     ada = by_raw["S001"]
     assert (ada.student, ada.name, ada.email, ada.submitted_at) == ("S001", "Ada Lovelace", "ada@uni.example",
                                                                     "2026-10-15T21:30:00Z")
@@ -194,7 +196,7 @@ def test_gradescope_identities_collisions_and_late_flags(tmp_path, monkeypatch, 
            "tests": [{"name": "t", "points": 1, "max_points": 2, "passed": False, "message": "m"}]}
     summary = {"assignment": EXEMPLAR, "version": "v", "unmatched": [], "notes": [s.note for s in subs if s.note],
                "results": [cohort.with_identity(rec, s) for s in subs]}
-    cohort.write_outputs(summary, tmp_path / "out")
+    outputs.write_outputs(summary, tmp_path / "out")
     grades = {r["student"]: r for r in rows(tmp_path / "out" / "grades.csv")}
     assert grades["S001"]["late"] == "no" and grades["S002"]["late"] == "yes" and grades["S002"]["late_by"] == "9:00:01"
     assert grades["S001"]["name"] == "Ada Lovelace" and grades["Carol"]["late"] == ""
@@ -202,16 +204,16 @@ def test_gradescope_identities_collisions_and_late_flags(tmp_path, monkeypatch, 
 
 
 def test_csv_cells_that_look_like_formulas_are_inert(tmp_path):
-    ids = [cohort._student_id(raw) for raw in ("-1-1", "@SUM_1", "--x")]   # ids keep - and @
+    ids = [layouts._student_id(raw) for raw in ("-1-1", "@SUM_1", "--x")]   # ids keep - and @
     names = ["=HYPERLINK(\"http://x\",\"y\")", "+1", "\t=1"]
     results = [{"student": s, "name": n, "email": f"@{s}", "assignment": EXEMPLAR, "score": 0.0, "max_score": 1.0,
                 "errors": [f"=cmd|' /C calc'!A0 {s}"], "tests": [],
                 "manual": [{"question": "written_1", "points": 1.0, "text": "x", "missing": False, "blank": False}]}
                for s, n in zip(ids, names)]
     summary = {"assignment": EXEMPLAR, "version": "v", "unmatched": [], "results": results}
-    cohort.write_outputs(summary, tmp_path)
+    outputs.write_outputs(summary, tmp_path)
     edit_scores(tmp_path / "written_scores.csv", {("-1-1", "written_1"): {"score": "1", "comment": "=1+1 sure"}})
-    cohort.write_outputs(summary, tmp_path)
+    outputs.write_outputs(summary, tmp_path)
     for name in ("grades.csv", "written_scores.csv"):
         with open(tmp_path / name, newline="") as f:
             for row in csv.reader(f):
@@ -233,7 +235,7 @@ def test_feedback_says_one_problem_once_escapes_html_and_counts_nbgrader_placeho
            "errors": [f"invalid notebook: {reason}"], "tests": tests,
            "manual": [{"question": "written_1", "points": 1.0, "text": "YOUR ANSWER HERE", "missing": False,
                        "blank": False}]}
-    md, page = cohort.feedback_markdown(rec), cohort.feedback_html(rec)
+    md, page = pages.feedback_markdown(rec), pages.feedback_html(rec)
     assert md.count(html.escape(reason, quote=False)) == 1 and page.count(html.escape(reason)) == 1
     assert "written_1: left blank" in md and "0 of 1 answered" in md
     assert "used &lt;the&gt; wrong sign" in md and "used &lt;the&gt; wrong sign" in page
@@ -242,7 +244,7 @@ def test_feedback_says_one_problem_once_escapes_html_and_counts_nbgrader_placeho
 def test_eta_says_it_does_not_know_while_a_submission_hangs():
     import io
 
-    from autograder.cohort import progress_bar
+    from autograder.cohort.grade import progress_bar
 
     screen = io.StringIO()
     bar = progress_bar(3, "grading", True, {"call_timeout": 60, "timeout": 300}, patience=0.5, file=screen)
@@ -258,7 +260,6 @@ def test_eta_says_it_does_not_know_while_a_submission_hangs():
 def test_hand_score_merge_rule(tmp_path, monkeypatch):
     """One side's edit wins; equal edits agree; a deleted row keeps its value; an unusable score
     is kept as typed and reported; nothing from a student absent from the run is dropped."""
-    from autograder import handscores
 
     out, db = tmp_path, "postgresql://gradebook"
     maxima = {("ann", "written_1"): 2.0, ("ann", "written_2"): 2.0, ("ben", "written_1"): 2.0}
@@ -270,7 +271,7 @@ def test_hand_score_merge_rule(tmp_path, monkeypatch):
         summary = {"assignment": EXEMPLAR, "results": [
             {"student": s, "manual": [{"question": q, "points": 2.0, "text": "x"} for (s2, q) in maxima if s2 == s]}
             for s in ("ann", "ben")]}
-        handscores.remember_csv(out, hand, cohort.write_written_scores(summary, out / "written_scores.csv", hand))
+        handscores.remember_csv(out, hand, outputs.write_written_scores(summary, out / "written_scores.csv", hand))
         state = handscores.State(out / "hand_scores.json")
         state.gradebooks[db] = {k: dict(v) for k, v in hand.values.items() if k in maxima}
         state.save()

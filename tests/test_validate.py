@@ -2,8 +2,8 @@
 
 import pytest
 
-from autograder.source import all_assignments
-from autograder.validate import leaks, validate
+from autograder.course.source import all_assignments
+from autograder.course.validate import leaks, validate
 
 ASSIGNMENTS = all_assignments()
 # otter parity costs two `otter run`s (~10 s each): CI checks it on the exemplars; `pdl validate`
@@ -20,8 +20,8 @@ def test_validate(assignment):
 
 def test_leak_check_catches_a_reference_line(tmp_path, monkeypatch):
     """Plant a line of the reference into the release folder: the leak check must see it."""
-    from autograder import validate as v
-    from autograder.source import _function_bodies, load
+    from autograder.course import validate as v
+    from autograder.course.source import _function_bodies, load
     from conftest import EXEMPLAR
 
     src = load(EXEMPLAR)
@@ -39,8 +39,8 @@ def test_leak_check_catches_a_reference_line(tmp_path, monkeypatch):
 def test_leak_check_spares_what_the_author_made_public(tmp_path, monkeypatch):
     """A cross-check line the author also wrote in a public check is not a leak; a line of the
     reference in that check still is."""
-    from autograder import source, validate as v
-    from autograder.source import Cell, Source
+    from autograder.course import validate as v
+    from autograder.course.source import Cell, Source
 
     shared = "grid = np.linspace(-3.0, 3.0, 101)  # the same grid"
     ref_line = "return np.tanh(np.outer(grid, weights)).sum(axis=1)"
@@ -49,7 +49,7 @@ def test_leak_check_spares_what_the_author_made_public(tmp_path, monkeypatch):
              Cell("code", "graded", f'def f(weights):\n    """doc"""\n    {ref_line}\n', 1),
              Cell("code", "check", check, 2),
              Cell("code", "solution", f"{shared}\nprint(grid.size, 'independent check of f')", 3)]
-    monkeypatch.setattr(source, "load", lambda a: Source(a, "t", tmp_path / "demo.py", cells))
+    monkeypatch.setattr(v, "load", lambda a: Source(a, "t", tmp_path / "demo.py", cells))
     fake_repo = tmp_path / "repo"
     (fake_repo / "assignments" / "demo").mkdir(parents=True)
     (fake_repo / "assignments" / "demo" / "demo.py").write_text(check)

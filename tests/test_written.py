@@ -8,10 +8,12 @@ import nbformat
 import pytest
 from otter.export.exporters.base_exporter import BaseExporter
 
-from autograder import cohort, grading
-from autograder.generate import build_otter_zip, otter_config
-from autograder.sandbox import REPO
-from autograder.source import SourceError, all_assignments, load
+from autograder.cohort import outputs, pages
+from autograder.run import notebook
+from autograder.course.generate import build_otter_zip, otter_config
+from autograder.run.paths import REPO
+from autograder.course.source import all_assignments, load
+from autograder.run.mistakes import SourceError
 
 WITH_ANSWERS = [a for a in all_assignments() if load(a).written_questions()]
 LAB = "ex5_3_mean_field_lab"
@@ -56,7 +58,7 @@ def test_answer_points_must_be_positive(tmp_path, monkeypatch):
     (tmp_path / "source" / "_shared").mkdir()
     for f in (REPO / "source" / "_shared").glob("*.py"):
         (tmp_path / "source" / "_shared" / f.name).write_text(f.read_text())
-    monkeypatch.setattr("autograder.source.REPO", tmp_path)
+    monkeypatch.setattr("autograder.run.mistakes.REPO", tmp_path)
     with pytest.raises(SourceError, match="points must be a positive number"):
         load(LAB)
 
@@ -77,7 +79,7 @@ def test_otter_zip_exports_the_written_answers(monkeypatch, capsys):
 
 
 def test_read_answers_by_name_with_points_from_the_release():
-    questions = grading.release_questions(LAB)
+    questions = notebook.release_questions(LAB)
     assert [q["question"] for q in questions] == [f"written_{k}" for k in range(1, 8)]
     nb = json.loads((REPO / "assignments" / LAB / f"{LAB}.ipynb").read_text())
     answer_cells = [c for c in nb["cells"] if "answer" in c["metadata"].get("tags", [])]
@@ -86,20 +88,20 @@ def test_read_answers_by_name_with_points_from_the_release():
     nb["cells"].remove(answer_cells[2])                            # a deleted answer cell
     nb["cells"].remove(answer_cells[1])
     nb["cells"].append(answer_cells[1])                            # a moved one is still found
-    got = {m["question"]: m for m in grading.read_answers(json.loads(json.dumps(nb)), questions)}
+    got = {m["question"]: m for m in notebook.read_answers(json.loads(json.dumps(nb)), questions)}
     assert got["written_1"]["text"] == "my drift exponents" and got["written_1"]["points"] == 4
     assert got["written_3"]["missing"] and not got["written_2"]["missing"]
     assert got["written_2"]["blank"] and not got["written_1"]["blank"]
     assert got["written_2"]["cell"] == len(nb["cells"]) - 1
-    assert grading.read_answers({"cells": "not a list"}, questions)[0]["missing"]
+    assert notebook.read_answers({"cells": "not a list"}, questions)[0]["missing"]
     hostile = {"cells": ["text", {"cell_type": "markdown", "metadata": {"tags": ["answer"], "pdl": {"question": [1]}},
                                   "source": ["odd"]}]}
-    got = grading.read_answers(hostile, questions)
+    got = notebook.read_answers(hostile, questions)
     assert got[0]["text"] == "odd" and all(m["missing"] for m in got[1:])
 
 
 def test_cohort_written_pages_keep_entered_scores(tmp_path):
-    questions = grading.release_questions(LAB)
+    questions = notebook.release_questions(LAB)
 
     def rec(student, missing=()):
         manual = [{**q, "cell": 1, "text": f"{student} on {q['question']}", "missing": q["question"] in missing,
@@ -108,7 +110,7 @@ def test_cohort_written_pages_keep_entered_scores(tmp_path):
                 "manual": manual}
 
     summary = {"assignment": LAB, "results": [rec("alice"), rec("bob", missing={"written_2"})], "unmatched": []}
-    cohort.write_written_scores(summary, tmp_path / "written_scores.csv")
+    outputs.write_written_scores(summary, tmp_path / "written_scores.csv")
     rows = list(csv.DictReader(open(tmp_path / "written_scores.csv")))
     assert len(rows) == 14 and {r["answered"] for r in rows if r["student"] == "bob"} == {"yes", "no cell", "blank"}
     rows[0]["score"], rows[0]["comment"] = "3.5", "good"
@@ -117,15 +119,15 @@ def test_cohort_written_pages_keep_entered_scores(tmp_path):
         w.writeheader()
         w.writerows(rows)
     summary["results"].append(rec("carol"))                        # a late submission, re-run
-    cohort.write_written_scores(summary, tmp_path / "written_scores.csv")
+    outputs.write_written_scores(summary, tmp_path / "written_scores.csv")
     again = list(csv.DictReader(open(tmp_path / "written_scores.csv")))
     assert len(again) == 21 and (again[0]["score"], again[0]["comment"]) == ("3.5", "good")
-    page = cohort.written_answers_html(summary)
+    page = pages.written_answers_html(summary)
     assert page.count("<section>") == 7 and "bob on written_1" in page and "no answer cell" in page
     assert "Model answer" in page
-    assert "6 of 7 answered" in cohort.feedback_markdown(summary["results"][0])
-    assert "written_7: left blank" in cohort.feedback_markdown(summary["results"][0])
-    assert "written_2: no answer cell found" in cohort.feedback_markdown(summary["results"][1])
+    assert "6 of 7 answered" in pages.feedback_markdown(summary["results"][0])
+    assert "written_7: left blank" in pages.feedback_markdown(summary["results"][0])
+    assert "written_2: no answer cell found" in pages.feedback_markdown(summary["results"][1])
 
 
 def test_fences_are_those_otter_assign_writes_for_a_manual_question(tmp_path):

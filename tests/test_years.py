@@ -9,13 +9,13 @@ import sys
 import pytest
 
 import course_config
-from autograder.generate import _cells, _notebook, module_text
-from autograder.grading import run_hidden_tests
-from autograder.mutate import score_code, variant_cells
-from autograder.protocol import roundtrip
-from autograder.sandbox import REPO
-from autograder.source import load
-from autograder.testing import LocalStudent, rng_for
+from autograder.course.generate import _cells, _notebook, module_text
+from autograder.run.grading import run_hidden_tests
+from autograder.course.mutate import score_code, variant_cells
+from autograder.run.protocol import roundtrip
+from autograder.run.paths import REPO
+from autograder.course.source import load
+from autograder.run.testing import LocalStudent, rng_for
 from conftest import EXEMPLAR
 
 THIS, NEXT = course_config.YEAR, course_config.YEAR + 1
@@ -121,7 +121,7 @@ def test_new_year_command_regenerates_a_valid_course(tmp_path):
 
 
 def test_validate_names_a_solution_notebook_of_another_year_as_stale(monkeypatch):
-    from autograder.validate import stale
+    from autograder.course.validate import stale
 
     assert stale(EXEMPLAR) == []
     monkeypatch.setattr(course_config, "YEAR", NEXT)
@@ -132,7 +132,7 @@ def test_validate_names_a_solution_notebook_of_another_year_as_stale(monkeypatch
 def test_assignment_version_changes_with_grading_code_not_with_docstrings_or_comments(tmp_path, monkeypatch):
     """A resumed cohort is regraded only when a grade can change: edits of docstrings, comments
     and layout keep the version; a tolerance, a points value or a parameter changes it."""
-    import autograder.grading as grading
+    import autograder.run.grading as grading
 
     for folder in ("grading_tests", "solutions"):
         shutil.copytree(REPO / folder / "ex2_1_cumulants", tmp_path / folder / "ex2_1_cumulants")
@@ -176,7 +176,7 @@ def _with_year(nb, year, loads=None):
 
 
 def test_year_note_names_another_years_or_seeds_notebook(correct_nb, stub_nb):
-    from autograder.grading import load_release, year_note
+    from autograder.run.grading import load_release, year_note
 
     release = load_release(EXEMPLAR)
     assert year_note(correct_nb, release) is None and year_note(stub_nb, release) is None
@@ -188,7 +188,7 @@ def test_year_note_names_another_years_or_seeds_notebook(correct_nb, stub_nb):
 
 
 def test_last_years_notebook_is_graded_as_usual_with_a_note(correct_nb, write_nb):
-    from autograder.grading import grade
+    from autograder.run.grading import grade
 
     report = grade(write_nb("old", _with_year(correct_nb, THIS - 1)), EXEMPLAR)
     assert report.score > 0  # graded as usual: correct code passes whatever the header says

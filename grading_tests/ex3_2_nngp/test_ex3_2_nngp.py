@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.testing import points, assert_close, rng_for, Fn
+from autograder.run.testing import points, assert_close, rng_for, Fn
 import solutions.ex3_2_nngp as ref
 
 

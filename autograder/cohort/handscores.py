@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course import nbgrader as nbgrader_course
+
 FIELDS = ("score", "comment")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -129,9 +131,8 @@ def sqlite_file(db_url: str) -> Path | None:
 def read_gradebook_scores(assignment: str, db_url: str) -> dict:
     """(student, question) -> {"score", "comment"}: the manual grades and comments of the
     written-answer cells (markdown grade cells) in nbgrader's gradebook; {} if it has none."""
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import Gradebook, MissingEntry  # heavy (nbgrader, SQLAlchemy): only with a gradebook
 
-    from autograder import nbgrader_course
 
     db = sqlite_file(db_url)
     if db is not None and not db.exists():
@@ -182,7 +183,7 @@ class State:
 
     def save(self) -> None:
         data = {"note": "what pdl last wrote to written_scores.csv and to each gradebook; a value that "
-                        "differs from it is an edit by the TA (see autograder/handscores.py)",
+                        "differs from it is an edit by the TA (see autograder/cohort/handscores.py)",
                 "csv": self._dump(self.csv),
                 "gradebooks": {url: self._dump(t) for url, t in sorted(self.gradebooks.items())}}
         tmp = self.path.with_suffix(".json.tmp")

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from autograder.run.grading import SandboxStudent, assignment_files
+from autograder.run.notebook import read_notebook
+
 # Inserted verbatim into release and solution notebooks (students have no `pdl` import).
 CHECK_HELPER = '''\
 # Public checks (inserted by the course tools; do not edit).
@@ -56,9 +61,7 @@ except Exception:  # noqa: BLE001 - not in IPython: figure cells run as they are
 
 def run_public_checks(notebook, assignment: str | None = None, timeout: float = 300) -> tuple[list, list]:
     """Execute a notebook (sandboxed, like grading); return ([(check, passed, message)], grader notes)."""
-    from pathlib import Path
 
-    from autograder.grading import SandboxStudent, assignment_files, read_notebook
 
     path = Path(notebook)
     cells = read_notebook(path)

@@ -12,7 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.sandbox import REPO
+import nbformat
+
+from autograder.run.paths import REPO
 
 CONFIG = f"--NbGrader.config_file={REPO / 'course_config'}"
 
@@ -79,7 +81,7 @@ def autograde(assignment: str, student: str | None = None, db_url: str | None = 
 
 def code_scores(assignment: str, url: str | None = None) -> dict[str, tuple[float, float]]:
     """student -> (autograded code score, its maximum), from nbgrader's gradebook."""
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook  # heavy (nbgrader, SQLAlchemy): only with a gradebook
 
     ensure_alembic_on_path()
     out = {}
@@ -117,7 +119,6 @@ class OverwriteCells(_OverwriteCells):
             except Exception:  # noqa: BLE001 - nbgrader's own code reports a missing cell
                 source = None
             if source is not None and source.locked:
-                import nbformat
 
                 released = nbformat.from_dict({"cell_type": source.cell_type, "source": source.source,
                                                "metadata": {}})

@@ -2,7 +2,7 @@
 
 It executes the submission's code cells in an IPython shell, then answers requests
 ``{"op": "call", "name", "args", "kwargs"}`` by calling the student's function and
-returning plain data (``autograder.protocol``). It never sees a hidden test or the
+returning plain data (``autograder.run.protocol``). It never sees a hidden test or the
 reference: it only learns the inputs a test sends. Requests arrive on stdin, one JSON
 line each; answers leave on a private copy of stdout; the student's own output goes to
 a capped buffer, and fd 1 and 2 point to /dev/null so that C-level output is dropped.
@@ -17,6 +17,8 @@ import os
 import resource
 import sys
 import traceback
+
+from autograder.run import protocol
 
 OUTPUT_CAP = 20_000  # characters of student output kept for feedback
 
@@ -77,7 +79,6 @@ def write_files(files: dict) -> None:
 
 
 def main(limits_json: str = "{}") -> None:
-    from autograder import protocol
 
     limits = json.loads(limits_json)
     if limits:
@@ -101,7 +102,7 @@ def main(limits_json: str = "{}") -> None:
         out.write(line + "\n")
         out.flush()
 
-    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.interactiveshell import InteractiveShell  # heavy: loaded under the limits
 
     shell = InteractiveShell.instance(colors="nocolor")
     shell.showtraceback = lambda *a, **k: None  # errors are reported through the protocol

@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from functools import lru_cache
+
+from latex2mathml.converter import convert
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # A few macros latex2mathml lacks, rewritten to ones it has (the notes use them).
 _MACROS = [
@@ -45,7 +50,6 @@ _OLD_NAMES = {"DOUBLE-STRUCK": "DOUBLE-STRUCK", "SCRIPT": "SCRIPT", "FRAKTUR": "
 def _styled(char: str, variant: str) -> str:
     """One character in a Unicode mathematical alphabet (what MathML Core renders; browsers
     ignore ``mathvariant`` other than normal): E in double-struck is U+1D53C."""
-    import unicodedata
 
     try:
         name = unicodedata.name(char)
@@ -84,7 +88,6 @@ def _unicode_variants(mathml: str) -> str:
 @lru_cache(maxsize=4096)
 def math_to_html(tex: str, display: bool = False) -> str:
     """MathML for one formula; its TeX in a <code> span if it cannot be converted."""
-    from latex2mathml.converter import convert
 
     try:
         mathml = convert(_tex(tex.strip()), display="block" if display else "inline")
@@ -95,8 +98,6 @@ def math_to_html(tex: str, display: bool = False) -> str:
 
 @lru_cache(maxsize=2)
 def _parser(images: bool):
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.dollarmath import dollarmath_plugin
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table")

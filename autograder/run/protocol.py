@@ -43,7 +43,7 @@ def _sigmoid(u):
 
 
 def _erf(u):
-    from scipy.special import erf
+    from scipy.special import erf  # heavy: scipy only for the named function erf (the worker imports this module)
     return erf(u)
 
 

@@ -26,35 +26,33 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.sandbox import REPO
+import nbformat
+
+from autograder.course.generate import (
+    RELEASE_ROLES,
+    _cells,
+    _notebook,
+    build_otter_zip,
+    example_texts,
+    module_text,
+    solution_notebook_executed,
+    solution_notebook_fresh,
+    tests_text,
+)
+from autograder.course.inprocess import grade_code, reference_values
+from autograder.course.mutate import mutation_run, variant_cells
+from autograder.course.source import _function_bodies, load, source_path
+from autograder.course.synth import variant_notebook
+from autograder.gradescope import simulate
+from autograder.run.diagnose.leaks import leaked_numbers
+from autograder.run.grading import grade
+from autograder.run.paths import REPO
 
 MIN_LEAK_LINE = 24  # shorter lines (``return x``) are too generic to count as a leak
 
 
-def variant_notebook(assignment: str, kind: str) -> dict:
-    """A synthetic submission: ``correct`` (solution), ``stub`` (release), ``partial``
-    (every other graded function stubbed)."""
-    from autograder.source import load, stub
-
-    if kind == "stub":
-        return json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_text())
-    nb = json.loads((REPO / "solutions" / assignment / f"{assignment}.ipynb").read_text())
-    if kind == "correct":
-        return nb
-    if kind != "partial":
-        raise ValueError(kind)
-    names = load(assignment).graded_functions()
-    stubbed = set(names[1::2])
-    for cell in nb["cells"]:
-        if "graded" in cell.get("metadata", {}).get("tags", []):
-            cell["source"] = stub("".join(cell["source"]), only=stubbed)
-    return nb
-
-
 def leaks(assignment: str) -> list[str]:
     """Lines of private code (reference bodies, solution cells, hidden tests) found in the release."""
-    from autograder.generate import RELEASE_ROLES
-    from autograder.source import _function_bodies, load
 
     src = load(assignment)
     private, shared_ok, public = [], [], set()
@@ -90,10 +88,7 @@ def stale(assignment: str) -> list[str]:
     """Generated files that differ from a fresh render of the source: release, reference module,
     hidden tests; the solution notebook's code (its outputs come from other code, e.g. another
     year's parameters, until it is re-executed); the example submissions."""
-    import nbformat
 
-    from autograder.generate import _cells, _notebook, example_texts, module_text, solution_notebook_fresh, tests_text
-    from autograder.source import load
 
     src = load(assignment)
     expected = {
@@ -133,9 +128,6 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
     differently, at least one per assignment) loses points and is named by its wrong cell's hint;
     every ``alternative`` scores full marks with no diagnosis; no diagnosis shows a number the
     reference returned on that test's inputs."""
-    from autograder.diagnose import grade_code, leaked_numbers, reference_values
-    from autograder.mutate import variant_cells
-    from autograder.source import load
 
     src = load(assignment)
     mistakes = src.mistakes()
@@ -196,10 +188,6 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
 
 def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
              gradescope: bool = False) -> bool:
-    from autograder.generate import module_text
-    from autograder.grading import grade
-    from autograder.mutate import mutation_run
-    from autograder.source import load
 
     ok = True
 
@@ -211,7 +199,6 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
     log(f"{assignment}")
     bad = stale(assignment)
     line(not bad, "generated files are fresh" if not bad else f"stale, run `pdl generate {assignment}`: {bad}")
-    from autograder.generate import solution_notebook_executed
     if not solution_notebook_executed(assignment):
         log(f"  note  solutions/{assignment}/{assignment}.ipynb has no outputs (figures): "
             f"`pdl generate {assignment}` executes it")
@@ -241,7 +228,6 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
                 f"of {run['sites']} mutation sites; survivors (equivalent or missed): "
                 + ("; ".join(run["survivors"][:8]) or "none"))
         if otter:
-            from autograder.generate import build_otter_zip
 
             zip_path = build_otter_zip(assignment)  # from the current hidden tests (dist/ is not committed)
             for kind in ("correct", "partial"):
@@ -249,19 +235,16 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
                 line(abs(o - scores[kind][0]) < 1e-9,
                      f"otter run on the {kind} notebook: {o:g} (pdl grade: {scores[kind][0]:g})")
         if gradescope:
-            from autograder import gradescope as gs
-            from autograder.generate import build_otter_zip
 
             zip_path = build_otter_zip(assignment)
-            venv = gs.venv_for(zip_path)
-            line(gs.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log),
+            venv = simulate.venv_for(zip_path)
+            line(simulate.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log),
                  "Gradescope simulation: the zip's own environment and run_autograder agree with pdl grade")
     return ok
 
 
 def _where_in_source(assignment: str, text: str) -> str:
     """``'line' (source/<id>/<id>.py:12, 40)``: where the instructor wrote a leaked line."""
-    from autograder.source import source_path
 
     path = source_path(assignment)
     found = [k + 1 for k, ln in enumerate(path.read_text().splitlines()) if ln.strip() == text]

@@ -6,19 +6,9 @@ import json
 
 import nbformat
 
-from autograder.sandbox import REPO
-from autograder.source import load
-from autograder.validate import variant_notebook
-
-
-def code_cell(source: str) -> dict:
-    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
-
-
-def with_cells(nb: dict, cells: list) -> dict:
-    nb = json.loads(json.dumps(nb))
-    nb["cells"] += cells
-    return nb
+from autograder.course.source import load, stub
+from autograder.run.notebook import code_cell, with_cells
+from autograder.run.paths import REPO
 
 
 def hostile_cohort(assignment: str) -> dict[str, tuple[str, str]]:
@@ -61,3 +51,22 @@ def hostile_cohort(assignment: str) -> dict[str, tuple[str, str]]:
                                 "        def __eq__(s, o): return True\n    return F()"), "less"),
         "never_returns": (redefine("    while True:\n        pass"), "less"),
     }
+
+
+def variant_notebook(assignment: str, kind: str) -> dict:
+    """A synthetic submission: ``correct`` (solution), ``stub`` (release), ``partial``
+    (every other graded function stubbed)."""
+
+    if kind == "stub":
+        return json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_text())
+    nb = json.loads((REPO / "solutions" / assignment / f"{assignment}.ipynb").read_text())
+    if kind == "correct":
+        return nb
+    if kind != "partial":
+        raise ValueError(kind)
+    names = load(assignment).graded_functions()
+    stubbed = set(names[1::2])
+    for cell in nb["cells"]:
+        if "graded" in cell.get("metadata", {}).get("tags", []):
+            cell["source"] = stub("".join(cell["source"]), only=stubbed)
+    return nb

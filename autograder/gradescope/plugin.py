@@ -1,5 +1,5 @@
 """otter-grader plugin: otter's runner (Gradescope's ``run_autograder``, or ``otter run -a <zip>``)
-grades through ``autograder.grading.grade``, the engine of ``pdl grade``.
+grades through ``autograder.run.grading.grade``, the engine of ``pdl grade``.
 
 ``before_execution`` grades the real submission in pdl's sandbox and gives otter's kernel an
 empty notebook, so nothing of the student's ever runs in otter's (root) kernel;
@@ -9,20 +9,26 @@ empty notebook, so nothing of the student's ever runs in otter's (root) kernel;
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+from pathlib import Path
 
 import nbformat
 from otter.plugins import AbstractOtterPlugin
+from otter.run.run_autograder.utils import OtterRuntimeError
 
-from autograder.sandbox import REPO
+import course_config
+from autograder.gradescope.results import results
+from autograder.run.grading import grade
+from autograder.run.paths import REPO
+from autograder.run.sandbox import SandboxUnavailable
 
 
 def grade_unreadable(ag: str) -> bool:
     """If the one notebook in ``<ag>/submission`` cannot be read as a notebook (otter would stop
     with a traceback before any plugin runs), grade it with pdl (0, with the reason) and write
     results.json; True if it did."""
-    import json
-    from pathlib import Path
 
     notebooks = sorted(Path(ag, "submission").glob("*.ipynb"))
     if len(notebooks) != 1:
@@ -32,8 +38,6 @@ def grade_unreadable(ag: str) -> bool:
         return False
     except Exception:  # noqa: BLE001 - whatever otter would choke on
         pass
-    from autograder.gradescope import results
-    from autograder.sandbox import SandboxUnavailable
 
     config = json.loads(Path(ag, "source", "otter_config.json").read_text())
     plugin = next(p for p in config["plugins"] if isinstance(p, dict))
@@ -53,9 +57,6 @@ def pdl_grade(path, assignment: str, **options):
     """``grading.grade`` under the course's limits (``limits_from``), from the zip's ``pdl/``."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    import course_config
-
-    from autograder.grading import grade
 
     return grade(path, assignment, **limits_from(course_config), **options)
 
@@ -63,7 +64,6 @@ def pdl_grade(path, assignment: str, **options):
 def limits_from(course_config) -> dict:
     """pdl grade's limits (course_config), unless the grader's environment sets PDL_TIMEOUT_S /
     PDL_CALL_TIMEOUT_S / PDL_MEMORY_MB (the local simulation's tests use shorter ones)."""
-    import os
 
     def pick(name, default):
         value = os.environ.get(f"PDL_{name}")
@@ -79,9 +79,7 @@ class PdlGrading(AbstractOtterPlugin):
     report: dict | None = None
 
     def before_execution(self, submission):
-        from otter.run.run_autograder.utils import OtterRuntimeError
 
-        from autograder.sandbox import SandboxUnavailable
 
         try:
             report = pdl_grade(self.submission_path, self.plugin_config["assignment"], public_checks=True)
@@ -92,9 +90,8 @@ class PdlGrading(AbstractOtterPlugin):
               f"{report.seconds:.1f} s)")
         return nbformat.v4.new_notebook(metadata=submission.get("metadata", {}))
 
-    def after_grading(self, results):
-        from autograder.gradescope import results as gradescope_results
+    def after_grading(self, otter_results):
 
-        data = gradescope_results(self.report or {"errors": ["the submission was not graded"]})
+        data = results(self.report or {"errors": ["the submission was not graded"]})
         # otter writes results.json from this method; ours replaces its (empty) verdict
-        results.to_gradescope_dict = lambda ag_config: data
+        otter_results.to_gradescope_dict = lambda ag_config: data

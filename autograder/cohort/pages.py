@@ -1,6 +1,6 @@
 """The pages ``pdl grade-cohort`` writes: each student's feedback (HTML and Markdown), the
 cohort report and the written answers by question. Static HTML, readable offline: Markdown and
-math are rendered here (``autograder.markup``: MathML, no script), figures are inline PNGs.
+math are rendered here (``autograder.cohort.markup``: MathML, no script), figures are inline PNGs.
 
 Every text that comes from a student (answers, error messages of their code, ids) or a TA
 (comments) is escaped, or rendered by a Markdown parser that shows raw HTML as text.
@@ -8,13 +8,19 @@ Every text that comes from a student (answers, error messages of their code, ids
 
 from __future__ import annotations
 
+import base64
+import datetime as dt
 import html
+import io
 import re
 from functools import lru_cache
 from urllib.parse import quote
 
-from autograder import markup
-from autograder.handscores import HandScores
+import course_config
+from autograder.cohort import markup
+from autograder.cohort.handscores import HandScores
+from autograder.course.source import load
+from autograder.run.grading import release_questions
 
 NBGRADER_PLACEHOLDERS = ("YOUR ANSWER HERE",)  # nbgrader's ClearSolutions.text_stub (its default)
 TROUBLE = re.compile(r"did not finish within|ran past the time limit|crashed|stopped the notebook|"
@@ -58,7 +64,6 @@ def complete_answers(summary: dict) -> dict:
     the release as 'no cell', so its written total counts them (0 of the same maximum)."""
     if not any(r.get("manual") for r in summary["results"]):
         return summary
-    from autograder.grading import release_questions
 
     questions = None
     for rec in summary["results"]:
@@ -126,7 +131,6 @@ def test_messages(rec: dict) -> list[tuple[dict, str]]:
 
 def late(rec: dict, deadline) -> tuple[str, str]:
     """('yes'|'no'|'', how late as H:MM:SS) against the assignment's deadline (naive UTC datetime)."""
-    import datetime as dt
 
     when = rec.get("submitted_at") or ""
     if not when or deadline is None:
@@ -145,10 +149,9 @@ def late(rec: dict, deadline) -> tuple[str, str]:
 
 def deadline_of(assignment: str):
     """The deadline in course_config.DEADLINES as a naive UTC datetime, or None."""
-    from nbgrader.utils import parse_utc
+    from nbgrader.utils import parse_utc  # heavy (nbgrader): only where a deadline is set
 
     try:
-        import course_config
         text = (getattr(course_config, "DEADLINES", {}) or {}).get(assignment)
         return parse_utc(text) if text else None
     except (ImportError, ValueError, OverflowError):
@@ -159,7 +162,6 @@ def deadline_of(assignment: str):
 def questions_of(assignment: str) -> dict:
     """question name -> (prompt, model answer) from the assignment's source ({} if unknown)."""
     try:
-        from autograder.source import load
 
         return {q.name: (q.prompt, q.model_answer) for q in load(assignment).written_questions()}
     except Exception:  # noqa: BLE001 - pages without prompts rather than no pages
@@ -274,12 +276,10 @@ def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> s
 
 # -- the cohort report ---------------------------------------------------------------------
 def _figure_png(draw, rows: int = 0) -> str:
-    import base64
-    import io
 
-    import matplotlib
+    import matplotlib  # heavy: only the report's figures
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # heavy: only the report's figures
 
     fig, ax = plt.subplots(figsize=(8, max(3.6, 0.28 * rows + 1.2)))
     draw(ax)
@@ -306,7 +306,7 @@ def feedback_href(student: str) -> str:
 
 
 def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None) -> str:
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # heavy: only the report's figures
 
     e = html.escape
     results = summary["results"]
@@ -446,7 +446,6 @@ def written_answers_html(summary: dict, hand: HandScores | None = None) -> str:
             answers.append(f"<h3 id='{e(name)}-{e(student)}'>{e(student)}</h3>{body}{graded}")
         pts = points.get(name)
         if pts is None:
-            from autograder.source import load
             try:
                 pts = next(q.points for q in load(summary["assignment"]).written_questions() if q.name == name)
             except Exception:  # noqa: BLE001

@@ -8,21 +8,19 @@ into nbgrader's solution-region form. Nothing here writes files.
 from __future__ import annotations
 
 import ast
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.sandbox import REPO
-
-CODE_ROLES = {"setup", "graded", "provided", "reference", "check", "figure", "solution", "tests",
-              "params", "wrong", "rewrite", "alternative"}
-MARKDOWN_ROLES = {"text", "answer"}
-ANSWER_PLACEHOLDER = "*Your answer here.*"  # what an answer cell holds in the release
-HINT = "# hint:"  # in a wrong cell: what a student whose answers match this mistake is told
-
-
-class SourceError(ValueError):
-    """The instructor source breaks the format; the message says where and how to fix it."""
+from autograder.run.mistakes import (
+    CODE_ROLES,
+    MARKDOWN_ROLES,
+    Mistake,
+    SourceError,
+    _includes,
+    mistakes_of,
+    source_path,
+)
+from autograder.run.paths import REPO
 
 
 @dataclass
@@ -41,18 +39,6 @@ class WrittenQuestion:
     points: float
     prompt: str         # the markdown cell just before the answer cell
     model_answer: str   # the answer cell of the source, with its rubric
-
-
-@dataclass
-class Mistake:
-    """A ``wrong`` cell: a mistake students really make, and the hint shown to a student whose
-    answers match it. ``rewrites`` are the ``rewrite`` cells after it: the same mistake written
-    differently, which must earn the same hint."""
-    description: str  # the cell's first line, after '# wrong:'
-    hint: str         # the '# hint:' comment ("" if the author gave none; pdl validate refuses that)
-    code: str
-    index: int        # cell index in the source
-    rewrites: list = field(default_factory=list)  # [(description, code)]
 
 
 @dataclass
@@ -85,16 +71,12 @@ class Source:
         return names
 
 
-def source_path(assignment: str) -> Path:
-    return REPO / "source" / assignment / f"{assignment}.py"
-
-
 def all_assignments() -> list[str]:
     return sorted(p.parent.name for p in (REPO / "source").glob("*/*.py") if p.stem == p.parent.name)
 
 
 def load(assignment: str) -> Source:
-    import jupytext
+    import jupytext  # heavy: jupytext's import costs seconds, and grading never needs it
 
     path = source_path(assignment)
     if not path.is_file():
@@ -132,86 +114,6 @@ def load(assignment: str) -> Source:
         raise SourceError(f"{path.name}: the first cell must be markdown starting '# {assignment}: <title>'")
     title = cells[0].source.splitlines()[0].split(":", 1)[-1].strip()
     return Source(assignment, title, path, cells)
-
-
-def _description(text: str, role: str) -> str:
-    """The first line of a wrong/rewrite/alternative cell, after '# <role>:'."""
-    first = text.splitlines()[0] if text else ""
-    return first.lstrip("# ").split(":", 1)[-1].strip() if first.startswith("#") else ""
-
-
-def cell_hint(text: str) -> str:
-    """The hint of a wrong cell: the comment line '# hint: ...' in the cell's leading comment
-    block, continued by the comment lines right after it that are indented ('#   more words')."""
-    out, inside = [], False
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            break
-        if line.startswith(HINT):
-            out, inside = [line[len(HINT):].strip()], True
-        elif inside and line.startswith("#  "):
-            out.append(line[1:].strip())
-        else:
-            inside = False
-    return " ".join(w for w in out if w)
-
-
-def mistakes_of(cells, name: str = "source") -> list[Mistake]:
-    """The ``wrong`` cells of [(role, source, index)] with their hints and ``rewrite`` cells."""
-    out: list[Mistake] = []
-    previous = None
-    for role, text, index in cells:
-        if role == "wrong":
-            out.append(Mistake(_description(text, role) or f"cell {index}", cell_hint(text), text, index))
-        elif role == "rewrite":
-            if previous not in ("wrong", "rewrite"):
-                raise SourceError(f"{name} cell {index}: a 'rewrite' cell must follow the 'wrong' cell "
-                                  "whose mistake it writes differently (see source/FORMAT.md)")
-            out[-1].rewrites.append((_description(text, role) or f"cell {index}", text))
-        if role != "text":
-            previous = role
-    return out
-
-
-_HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?P<meta>.*)$")
-_TAGS = re.compile(r"tags=\[([^\]]*)\]")
-
-
-def read_mistakes(assignment: str) -> list[Mistake]:
-    """``load(assignment).mistakes()`` without jupytext (whose import costs seconds): what the
-    grader reads, when a test fails, to name the mistake. Reads only the cell headers of the
-    percent script and the code of its wrong and rewrite cells."""
-    path = source_path(assignment)
-    cells, current = [], None
-    for line in path.read_text().splitlines() + ["# %% end"]:
-        head = _HEADER.match(line)
-        if head:
-            if current is not None:
-                text = "\n".join(current[1])
-                if current[0] in ("wrong", "rewrite"):
-                    text = _includes(text, path)
-                cells.append((current[0], text.strip("\n"), current[2]))
-            tags = _TAGS.search(head["meta"] or "")
-            roles = [t.strip().strip("\"'") for t in tags.group(1).split(",")] if tags else []
-            role = next((r for r in roles if r in CODE_ROLES | MARKDOWN_ROLES), "text")
-            current = (role, [], len(cells))
-        elif current is not None:
-            current[1].append(line)
-    return mistakes_of(cells, path.name)
-
-
-def _includes(text: str, path: Path) -> str:
-    """Replace each line ``# pdl-include: _shared/<file>.py`` by that file (code shared by assignments)."""
-    out = []
-    for line in text.splitlines():
-        if line.startswith("# pdl-include:"):
-            target = (REPO / "source" / line.split(":", 1)[1].strip()).resolve()
-            if not target.is_file() or (REPO / "source" / "_shared") not in target.parents:
-                raise SourceError(f"{path.name}: {line!r} must name a file in source/_shared/")
-            out.append(target.read_text().strip("\n"))
-        else:
-            out.append(line)
-    return "\n".join(out)
 
 
 def _function_bodies(source: str):

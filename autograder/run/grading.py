@@ -8,7 +8,9 @@ never leave this process.
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import inspect
 import json
 import re
 import threading
@@ -18,19 +20,32 @@ from pathlib import Path
 
 import pytest
 
-from autograder import protocol
-from autograder.sandbox import (PROCESS_WARNING, REPO, SandboxUnavailable, Worker, WorkerDied,
-                                WorkerTimeout, resolve_isolation)
-from autograder.source import ANSWER_PLACEHOLDER
-from autograder.testing import StudentError, points_of
+import course_config
+from autograder.run import diagnose, protocol
+from autograder.run.diagnose import enabled
+from autograder.run.notebook import (
+    SubmissionError,
+    _tagged_cells,
+    code_cells,
+    load_release,
+    load_submission,
+    read_answers,
+    release_questions,
+)
+from autograder.run.paths import REPO
+from autograder.run.sandbox import (
+    PROCESS_WARNING,
+    SandboxUnavailable,
+    Worker,
+    WorkerDied,
+    WorkerTimeout,
+    resolve_isolation,
+)
+from autograder.run.testing import StudentError, points_of
 
 SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
 MAX_RESTARTS = 3  # runs of the notebook after the first, whatever the cause: hangs, crashes, forged answers
 MAX_ERRORS = 30   # grader notes kept in one report
-
-
-class SubmissionError(ValueError):
-    """The submission cannot be read as a notebook."""
 
 
 class GraderError(RuntimeError):
@@ -45,7 +60,7 @@ class TestResult:
     passed: bool
     message: str
     detail: str = ""
-    diagnosis: str = ""  # failing tests: the mistake the answers match (autograder/diagnose.py)
+    diagnosis: str = ""  # failing tests: the mistake the answers match (autograder/run/diagnose.py)
 
 
 @dataclass
@@ -74,8 +89,6 @@ def assignment_version(assignment: str) -> str:
     The hash is of the code as Python parses it (docstrings, comments and layout left out, see
     ``normalised_code``), so only a change that can change a grade (test code, points, the
     reference's code, the year's parameters) changes the version."""
-    import course_config
-
     digest = hashlib.sha256(str(course_config.SEED).encode())
     for folder in ("grading_tests", "solutions"):
         for path in sorted((REPO / folder / assignment).glob("*.py")):
@@ -86,7 +99,6 @@ def assignment_version(assignment: str) -> str:
 def normalised_code(text: str) -> str:
     """``ast.dump`` of the module without docstrings (comments and line numbers are never in it);
     text that does not parse is hashed as it is."""
-    import ast
 
     try:
         tree = ast.parse(text)
@@ -99,113 +111,6 @@ def normalised_code(text: str) -> str:
                 and isinstance(body[0].value.value, str)):
             node.body = body[1:] or [ast.Pass()]
     return ast.dump(tree)
-
-
-def _tagged_cells(nb, tag: str, cell_type: str | None = None):
-    """(index, metadata, text) of the cells of a parsed (possibly malformed) notebook that carry
-    ``tag``; metadata is a dict."""
-    cells = nb.get("cells") if isinstance(nb, dict) else None
-    for index, cell in enumerate(cells if isinstance(cells, list) else []):
-        if not isinstance(cell, dict) or (cell_type and cell.get("cell_type") != cell_type):
-            continue
-        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
-        tags = meta.get("tags")
-        if isinstance(tags, list) and tag in tags:
-            text = cell.get("source", "")
-            yield index, meta, "".join(map(str, text)) if isinstance(text, list) else str(text)
-
-
-def _answer_cells(nb) -> list[tuple[int, dict, str]]:
-    """(index, pdl metadata, text) of the markdown cells tagged ``answer``; metadata is a dict."""
-    return [(index, meta.get("pdl") if isinstance(meta.get("pdl"), dict) else {}, text)
-            for index, meta, text in _tagged_cells(nb, "answer", "markdown")]
-
-
-def _question_name(pdl: dict) -> str | None:
-    name = pdl.get("question")
-    return name if isinstance(name, str) else None
-
-
-def load_release(assignment: str) -> dict:
-    """The parsed release notebook ({} if it cannot be read)."""
-    try:
-        return json.loads((REPO / "assignments" / assignment / f"{assignment}.ipynb").read_bytes())
-    except (OSError, ValueError):
-        return {}
-
-
-def release_questions(assignment: str, release: dict | None = None) -> list[dict]:
-    """The written questions of the release notebook: [{"question", "points"}] in order."""
-    release = load_release(assignment) if release is None else release
-    return [{"question": _question_name(pdl) or f"written_{k + 1}", "points": float(pdl.get("points", 1))}
-            for k, (_, pdl, _) in enumerate(_answer_cells(release))]
-
-
-def read_answers(nb: dict, questions: list[dict]) -> list[dict]:
-    """The written answers of a parsed submission, one per question of the release, for grading
-    by hand. A cell is matched by the question name in its metadata, else by position among the
-    answer cells; a question with no cell is reported with ``missing``. Points come from the
-    release, never from the submission."""
-    found = [(i, _question_name(pdl), t) for i, pdl, t in _answer_cells(nb)]
-    known = {q["question"] for q in questions}
-    by_name = {name: (i, t) for i, name, t in found if name in known}
-    unnamed = [(i, t) for i, name, t in found if name not in known]
-    out = []
-    for k, q in enumerate(questions):
-        hit = by_name.get(q["question"]) or (unnamed.pop(0) if unnamed else None)
-        cell, text = hit if hit else (None, "")
-        out.append({**q, "cell": cell, "text": text[:20_000], "missing": hit is None,
-                    "blank": text.strip() in ("", ANSWER_PLACEHOLDER)})
-    return out
-
-
-def read_notebook(path: Path) -> list[tuple[int, str, set]]:
-    """The code cells of a notebook as (index, source, tags); SubmissionError if unreadable."""
-    return code_cells(load_submission(path)[1])
-
-
-def load_submission(path: Path) -> tuple[bytes, dict]:
-    """The file's bytes and the parsed notebook (nbformat 4); SubmissionError if unreadable."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SubmissionError(f"cannot read the file: {exc.strerror}") from None
-    if not raw.strip():
-        raise SubmissionError("the notebook file is empty")
-    try:
-        nb = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SubmissionError(f"the notebook is not valid JSON ({exc}); re-download it from "
-                              "Jupyter with File > Save and submit that file") from None
-    if not isinstance(nb, dict):
-        raise SubmissionError("the file is JSON but not a notebook")
-    if nb.get("nbformat") == 3 or "worksheets" in nb:
-        try:
-            import nbformat  # only old notebooks pay for this import
-            nb = nbformat.convert(nbformat.from_dict(nb), 4)
-        except Exception as exc:  # noqa: BLE001
-            raise SubmissionError(f"cannot convert this nbformat 3 notebook: {exc}") from None
-    return raw, nb
-
-
-def code_cells(nb: dict) -> list[tuple[int, str, set]]:
-    """The code cells of a parsed notebook as (index, source, tags); SubmissionError if malformed."""
-    cells = nb.get("cells")
-    if not isinstance(cells, list):
-        raise SubmissionError("the notebook has no list of cells")
-    out = []
-    for index, cell in enumerate(cells):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(s for s in source if isinstance(s, str))
-        if not isinstance(source, str):
-            raise SubmissionError(f"cell {index} has no readable source")
-        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
-        tags = meta.get("tags") if isinstance(meta.get("tags"), list) else []
-        out.append((index, source, {t for t in tags if isinstance(t, str)}))
-    return out
 
 
 class SandboxStudent:
@@ -454,7 +359,6 @@ class _Collector:
         module = getattr(item, "module", None)
         original = getattr(module, "assert_close", None)
         if callable(original):
-            import inspect
 
             signature = inspect.signature(original)
 
@@ -478,7 +382,6 @@ class _Collector:
         function that could not answer (its message says why)."""
         if not self.diagnose or excinfo is None or isinstance(excinfo.value, StudentError):
             return "", ""
-        from autograder import diagnose
 
         left = diagnose.GRADE_BUDGET_S - self._spent
         if left <= 0:
@@ -516,7 +419,6 @@ def run_hidden_tests(assignment: str, student, diagnose: bool | None = None) -> 
     if not test_dir.is_dir():
         raise GraderError(f"no hidden tests for {assignment!r} in {test_dir}; run `pdl generate {assignment}`")
     if diagnose is None:
-        from autograder.diagnose import enabled
         diagnose = enabled()
     collector = _Collector(student, assignment, diagnose)
     args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
@@ -594,8 +496,6 @@ def year_note(nb: dict, release: dict) -> str | None:
     """A grader note for a submission made from another year's (or another seed's) release: its
     header names another course year, or its ``PARAMS`` differ from this year's release. None
     when it matches (or says nothing either way)."""
-    import course_config
-
     def params(notebook):
         return next((m.group() for _, _, text in _tagged_cells(notebook, "params")
                      for m in [re.search(r"^PARAMS = .*", text, flags=re.M | re.S)] if m), None)

@@ -1,4 +1,4 @@
-"""Start and talk to the student's process (``autograder.worker``) under limits.
+"""Start and talk to the student's process (``autograder.run.worker``) under limits.
 
 Isolation (``course_config.ISOLATION``, ``pdl grade --isolation``):
 
@@ -32,15 +32,17 @@ Either way the submission's files reach the process through its stdin (no stage 
 the host), limits on processes, file size, open files, CPU time and memory are set before any
 student code runs, and the verdict is computed in the grader's process, never in the
 student's. What the student's process says on its channel is read under a byte cap and
-decoded strictly (``autograder.protocol``).
+decoded strictly (``autograder.run.protocol``).
 """
 
 from __future__ import annotations
 
 import base64
+import ctypes
 import functools
 import json
 import os
+import pwd
 import selectors
 import shlex
 import shutil
@@ -51,14 +53,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import protocol
+from autograder.run import protocol
+from autograder.run.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 ISOLATIONS = ("namespace", "account", "process")
 ACCOUNT = "pdl-student"     # the account of ``account`` isolation
 SCRATCH_MB = 256           # home + /tmp + /dev/shm together
 UID_BASE = 1_000_000_000   # sandbox uids: far above any real account or subordinate-id range
-WORKER_MODULES = ("__init__.py", "worker.py", "protocol.py")
+WORKER_MODULES = ("__init__.py", "run/__init__.py", "run/worker.py", "run/protocol.py")  # under autograder/
 DEVICES = ("null", "zero", "full", "random", "urandom")
 HOME = "/home/student"
 MAX_SKIPPED = 10_000       # messages for other requests skipped while waiting for one answer
@@ -126,7 +128,7 @@ def _setup_script(uid: int, final: list[str]) -> str:
         "mount --make-rprivate / || fail 'cannot make the mounts private'",
         f"mount -t tmpfs -o size=64m,mode=0755,nosuid,nodev pdl-root {R} || fail 'cannot mount the new root'",
         f"cd {R} || fail 'cannot enter the new root'",
-        "mkdir -p proc dev etc tmp home/student pdl/autograder usr .old .scratch || fail 'cannot lay out the root'",
+        "mkdir -p proc dev etc tmp home/student pdl/autograder/run usr .old .scratch || fail 'cannot lay out the root'",
         "ro /usr usr",
     ]
     for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -136,7 +138,8 @@ def _setup_script(uid: int, final: list[str]) -> str:
         elif host.is_dir():
             lines.append(f"ro /{top} {top}")
     for name in WORKER_MODULES:
-        lines.append(f"install -m 0644 {q(str(REPO / 'autograder' / name))} pdl/autograder/ || fail 'cannot copy the worker'")
+        lines.append(f"install -m 0644 {q(str(REPO / 'autograder' / name))} {q('pdl/autograder/' + name)} "
+                     "|| fail 'cannot copy the worker'")
     passwd = (f"root:x:0:0:root:/root:/usr/sbin/nologin\\nstudent:x:{uid}:{uid}:student:{HOME}:/usr/sbin/nologin\\n"
               "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\\n")
     group = f"root:x:0:\\nstudent:x:{uid}:\\nnogroup:x:65534:\\n"
@@ -219,7 +222,6 @@ def refuse_message(reason: str) -> str:
 
 
 def _account_ids() -> tuple[int, int] | None:
-    import pwd
 
     try:
         entry = pwd.getpwnam(ACCOUNT)
@@ -241,7 +243,7 @@ def probe_account() -> str:
         return f"the account {ACCOUNT!r} is root"
     if shutil.which("setpriv") is None:
         return "missing command: setpriv (util-linux)"
-    private = [p for p in (REPO / "solutions", REPO / "grading_tests", REPO / "autograder" / "grading.py")
+    private = [p for p in (REPO / "solutions", REPO / "grading_tests", REPO / "autograder" / "run" / "grading.py")
                if p.exists()]
     code = ("import sys\nfor p in sys.argv[1:]:\n    try:\n        open(p).close() if not p.endswith('/') "
             "else __import__('os').listdir(p)\n    except OSError:\n        continue\n    print(p)")
@@ -303,7 +305,6 @@ def _kill_uid(uid: int) -> None:
 def _child_setup():
     os.setsid()  # own process group and session: a terminal's Ctrl-C never reaches it, a kill reaches all
     try:  # and it dies with the grader, even a grader killed with SIGKILL
-        import ctypes
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
@@ -317,7 +318,7 @@ class Worker:
         self.isolation = resolve_isolation(isolation, lazy=True)
         limits = dict(LIMITS, memory_mb=memory_mb or 0, cpu_s=int(cpu_s))
         inner = [sys.executable, "-I", "-c",
-                 "import sys; sys.path.insert(0, {!r}); import autograder.worker as w; w.main({!r})"]
+                 "import sys; sys.path.insert(0, {!r}); import autograder.run.worker as w; w.main({!r})"]
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
                "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0",
                "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -334,13 +335,13 @@ class Worker:
             uid, gid = _account_ids()
             # the worker's modules, readable by the account; its home, writable by it alone
             code = self._root / "pdl" / "autograder"
-            code.mkdir(parents=True)
+            (code / "run").mkdir(parents=True)
             for name in WORKER_MODULES:
                 shutil.copy(REPO / "autograder" / name, code / name)
             home = self._root / "home"
             home.mkdir()
             os.chown(home, uid, gid)
-            for path in (self._root, self._root / "pdl", code, *code.iterdir()):
+            for path in (self._root, self._root / "pdl", code, *code.rglob("*")):
                 path.chmod(0o755 if path.is_dir() else 0o644)
             inner[-1] = inner[-1].format(str(self._root / "pdl"), json.dumps(limits))
             cmd, cwd, home = _drop_privileges(uid, gid) + inner, str(home), str(home)

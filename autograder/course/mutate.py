@@ -8,59 +8,15 @@ grade``), with a per-call time limit, which makes a mutation run of dozens of va
 from __future__ import annotations
 
 import ast
-import contextlib
 import random
-import signal
+import re
 
-from autograder.source import Source
+from autograder.course.generate import MODULE_ROLES, module_text
+from autograder.course.inprocess import score_code
+from autograder.course.source import Source, load
+from autograder.run.paths import REPO
 
 CALL_LIMIT_S = 20
-
-
-class _CallTimeout(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def _alarm(seconds: float):
-    def fire(signum, frame):
-        raise _CallTimeout(f"no answer within {seconds:g} s")
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
-class TimedNamespace(dict):
-    """A namespace whose functions give up after CALL_LIMIT_S (a mutant may loop forever)."""
-
-    def get(self, key, default=None):
-        fn = super().get(key, default)
-        if not callable(fn):
-            return fn
-
-        def timed(*args, **kwargs):
-            with _alarm(CALL_LIMIT_S):
-                return fn(*args, **kwargs)
-        return timed
-
-
-def score_code(assignment: str, code: str) -> tuple[float, float]:
-    """(score, max score) of the hidden tests against functions defined by ``code``."""
-    from autograder.grading import run_hidden_tests
-    from autograder.testing import LocalStudent
-
-    ns: dict = {"__name__": f"pdl_variant_{assignment}"}
-    try:
-        with _alarm(CALL_LIMIT_S * 3):
-            exec(compile(code, f"<variant of {assignment}>", "exec"), ns)  # noqa: S102 - course code
-    except Exception:  # noqa: BLE001 - a mutant may fail at import; it then scores as defined so far
-        pass
-    results = run_hidden_tests(assignment, LocalStudent(TimedNamespace(ns)))
-    return sum(r.points for r in results), sum(r.max_points for r in results)
 
 
 def variant_cells(src: Source, role: str) -> list[tuple[str, str]]:
@@ -154,7 +110,6 @@ def mutant(code: str, graded: set[str], k: int) -> tuple[str, str]:
 def source_line_map(src: Source, code: str) -> dict[int, int]:
     """Line of the reference module ``code`` (``generate.module_text``) -> line of the source file
     the instructor edits, for every cell found verbatim in it (cells with includes are not)."""
-    from autograder.generate import MODULE_ROLES
 
     try:
         text = src.path.read_text()
@@ -178,7 +133,6 @@ def source_line_map(src: Source, code: str) -> dict[int, int]:
 
 def _in_source_terms(description: str, lines: dict[int, int], path: str) -> str:
     """``line 12: Add -> Sub`` (of the module) as ``source/<id>/<id>.py:345: Add -> Sub``."""
-    import re
 
     m = re.match(r"line (\d+): (.*)", description, flags=re.S)
     if not m or int(m.group(1)) not in lines:
@@ -189,9 +143,6 @@ def _in_source_terms(description: str, lines: dict[int, int], path: str) -> str:
 def mutation_run(assignment: str, sample: int | None = 40, seed: int = 0, log=None) -> dict:
     """Grade mutants of the reference; returns counts and the surviving mutations, each named by
     its line in ``source/<id>/<id>.py``."""
-    from autograder.generate import module_text
-    from autograder.sandbox import REPO
-    from autograder.source import load
 
     src = load(assignment)
     code = module_text(src)

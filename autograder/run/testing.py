@@ -15,7 +15,8 @@ import zlib
 import numpy as np
 import pytest
 
-from autograder.protocol import Fn, ProtocolError, roundtrip
+import course_config
+from autograder.run.protocol import Fn, ProtocolError, roundtrip
 
 __all__ = ["points", "assert_close", "rng_for", "Fn", "StudentError", "LocalStudent", "student"]
 
@@ -41,7 +42,6 @@ class StudentError(Exception):
 
 
 def course_seed() -> tuple[int, int]:
-    import course_config
     return course_config.YEAR, course_config.SEED
 
 

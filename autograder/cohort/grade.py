@@ -1,0 +1,262 @@
+"""``pdl grade-cohort``: a folder or zip of submissions in; grades, gradebook and feedback out.
+
+* Finds submissions (``autograder.cohort.layouts``) and reports everything it cannot match
+  to a student.
+* Grades each one with ``autograder.run.grading.grade`` (sandboxed, time and memory limits),
+  N at a time in worker processes, or on a dask.distributed cluster (``--scheduler``).
+* Resumable: each finished result is written at once to ``<out>/records/<student>.json``
+  with the submission's hash and the assignment version; a rerun skips those.
+* ``autograder.cohort.outputs`` records every submission in nbgrader's gradebook (score, or
+  error and score 0), writes a CSV, per-student feedback (HTML and markdown) and a cohort
+  report with figures.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from tqdm import tqdm
+
+from autograder.cohort.layouts import Submission, discover, file_hash, safe_extract
+from autograder.run.grading import assignment_version, grade
+from autograder.run.sandbox import SandboxUnavailable, resolve_isolation
+
+
+def _pool_init() -> None:
+    """In each pool process: a terminal's Ctrl-C is the parent's to handle; the parent's SIGTERM
+    stops the submission in hand cleanly (its sandbox is torn down by ``grade``'s finally)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def stop(signum, frame):
+        _GRADING["stopping"] = True
+        if _GRADING["busy"]:
+            raise KeyboardInterrupt
+        os._exit(1)
+    signal.signal(signal.SIGTERM, stop)
+    try:  # if the parent dies (kill -9), so do we, instead of grading on for nobody
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+_GRADING = {"busy": False, "stopping": False}
+
+
+def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
+    """Runs in a worker process (or on a dask worker): one submission, one record."""
+
+    start = time.monotonic()
+    if _GRADING["stopping"]:  # queued before the run was stopped
+        raise KeyboardInterrupt
+    _GRADING["busy"] = True
+    try:
+        report = grade(path, assignment, **limits).to_dict()
+    except SandboxUnavailable:
+        raise  # the host's problem, not this student's: the whole run stops
+    except Exception as exc:  # noqa: BLE001 - a grader failure is recorded, the batch goes on
+        report = {"assignment": assignment, "submission": path, "score": 0.0, "max_score": 0.0,
+                  "tests": [], "errors": [f"grader failure: {type(exc).__name__}: {exc}"]}
+    finally:
+        _GRADING["busy"] = False
+    report["student"] = student
+    report["seconds"] = round(time.monotonic() - start, 2)
+    return report
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def with_identity(rec: dict, sub: Submission) -> dict:
+    """The record with who submitted and when (from the metadata found this run, not the record)."""
+    return {**rec, "student": sub.student, "name": sub.name, "email": sub.email,
+            "submitted_at": sub.submitted_at, "found_as": sub.raw}
+
+
+def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | None = None,
+                 timeout: float = 300, call_timeout: float = 60, memory_mb: int = 4096,
+                 scheduler: str | None = None, progress: bool = True,
+                 isolation: str | None = None) -> dict:
+    """Grade everything under ``source`` (folder or zip); returns a summary dict.
+    Refuses (``SandboxUnavailable``) before grading anything if the sandbox cannot be built;
+    on Ctrl-C keeps every finished record, says how to resume and raises KeyboardInterrupt."""
+
+    isolation = resolve_isolation(isolation)
+
+    out.mkdir(parents=True, exist_ok=True)
+    records = out / "records"
+    records.mkdir(exist_ok=True)
+    version = assignment_version(assignment)
+    tmp = None
+    unmatched: list[str] = []
+    if source.is_file() and zipfile.is_zipfile(source):
+        tmp = Path(tempfile.mkdtemp(prefix="pdl-cohort-"))
+        unmatched += safe_extract(source, tmp)
+        root = tmp
+    elif source.is_dir():
+        root = source
+    else:
+        raise FileNotFoundError(f"{source} is neither a folder nor a zip file")
+    try:
+        subs, more = discover(root, assignment)
+        unmatched += more
+        todo, done = [], {}
+        for sub in subs:
+            digest = file_hash(sub.path)
+            rec_path = records / f"{sub.student}.json"
+            if rec_path.exists():
+                try:
+                    rec = json.loads(rec_path.read_text())
+                    if rec.get("sha256") == digest and rec.get("version") == version:
+                        done[sub.student] = rec
+                        continue
+                except json.JSONDecodeError:
+                    pass
+            todo.append((sub, digest))
+        limits = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb,
+                      isolation=isolation)
+        if isolation == "account":
+            workers = 1  # one account for every submission: never two of them at once
+        sharing: dict[str, list[Submission]] = {}  # a group submission is graded once for all
+        for sub, _ in todo:
+            sharing.setdefault(str(sub.path), []).append(sub)
+        unique = [(sub, digest) for sub, digest in todo if sharing[str(sub.path)][0] is sub]
+        finished = 0
+        try:
+            for rec in _run(unique, assignment, limits, workers, scheduler, progress):
+                rec["version"] = version
+                for sub in sharing[rec["submission"]]:  # _grade_job records the path it was given
+                    copy = dict(rec, student=sub.student)
+                    _write_atomic(records / f"{sub.student}.json", json.dumps(copy, indent=1))
+                    done[sub.student] = copy
+                    finished += 1
+        except KeyboardInterrupt:
+            print(f"\npdl: interrupted. {finished} of {len(todo)} submissions were graded in this run "
+                  f"and are kept in {records}/ (with {len(subs) - len(todo)} from earlier runs); rerun "
+                  "the same command to grade only the rest.", file=sys.stderr)
+            raise
+        results = [with_identity(done[s.student], s) for s in subs]
+        summary = {"assignment": assignment, "version": version, "graded": len(todo),
+                   "reused": len(subs) - len(todo), "students": len(subs), "unmatched": unmatched,
+                   "results": results, "notes": [s.note for s in subs if s.note]}
+        _write_atomic(out / "unmatched.txt", "\n".join(unmatched) + ("\n" if unmatched else ""))
+        return summary
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def progress_bar(total: int, desc: str, progress: bool, limits: dict, patience: float = 5.0, file=None):
+    """A tqdm bar whose ETA does not pretend. tqdm extrapolates from the last finishes, so while
+    a slow or hung submission waits out its limits it would show a short ETA, frozen. Here, once
+    nothing has finished for well over the usual gap between finishes, the ETA reads ``?`` and
+    the bar says how long it has been waiting and what the limits are (refreshed every second)."""
+
+
+    limit = []
+    if limits.get("call_timeout"):
+        limit.append(f"{limits['call_timeout']:g} s per call")
+    if limits.get("timeout"):
+        limit.append(f"{limits['timeout']:g} s per notebook")
+    note = f" (limits: {', '.join(limit)})" if limit else ""
+
+    class HonestBar(tqdm):
+        def __init__(self, *args, **kwargs):
+            self._start = self._last = time.monotonic()
+            self._stalled = False
+            self._stop = threading.Event()
+            super().__init__(*args, **kwargs)
+            if not self.disable:
+                threading.Thread(target=self._watch, daemon=True).start()
+
+        def update(self, n=1):
+            self._last = time.monotonic()
+            if self._stalled:
+                self._stalled = False
+                self.set_postfix_str("", refresh=False)
+            return super().update(n)
+
+        def _watch(self):
+            while not self._stop.wait(1.0):
+                done, now = self.n, time.monotonic()
+                if self.total and done >= self.total:
+                    continue
+                usual = (self._last - self._start) / done if done else 0.0
+                waited = now - self._last
+                if done and waited > max(2 * usual, patience):
+                    self._stalled = True
+                    self.set_postfix_str(f"waiting {waited:.0f} s for a slow submission{note}")
+
+        @property
+        def format_dict(self):
+            d = super().format_dict
+            if self._stalled:
+                d["rate"] = 0  # tqdm then prints the ETA as '?'
+            return d
+
+        def close(self):
+            self._stop.set()
+            super().close()
+
+    return HonestBar(total=total, unit="nb", desc=desc, disable=not progress, smoothing=0.1, file=file)
+
+
+def _run(todo, assignment, limits, workers, scheduler, progress):
+    """Yield records as they finish (so an interrupted run keeps every finished one)."""
+    if not todo:
+        return
+    bar = progress_bar(len(todo), f"grading {assignment}", progress, limits)
+    try:
+        if scheduler:
+            from distributed import Client  # optional and heavy: only with --scheduler
+            from distributed import as_completed as dask_completed  # optional and heavy: only with --scheduler
+
+            with Client(scheduler) as client:
+                futures = [client.submit(_grade_job, sub.student, str(sub.path), assignment, limits,
+                                         pure=False, key=f"grade-{sub.student}-{digest[:12]}")
+                           for sub, digest in todo]
+                hashes = {f.key: d for f, (_, d) in zip(futures, todo)}
+                for fut in dask_completed(futures):
+                    rec = fut.result()
+                    rec["sha256"] = hashes[fut.key]
+                    bar.update()
+                    yield rec
+            return
+        workers = workers or os.cpu_count() or 1
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_pool_init)
+        try:
+            futures = {pool.submit(_grade_job, sub.student, str(sub.path), assignment, limits): digest
+                       for sub, digest in todo}
+            for fut in as_completed(futures):
+                rec = fut.result()
+                rec["sha256"] = futures[fut]
+                bar.update()
+                yield rec
+        except BaseException:
+            # Ctrl-C, a refused sandbox, or the caller stopped reading: stop the submissions in
+            # hand (each tears its sandbox down) and drop the queue.
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                try:
+                    proc.terminate()
+                except (OSError, AttributeError):
+                    pass
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        else:
+            pool.shutdown(wait=True)
+    finally:
+        bar.close()

@@ -1,0 +1,198 @@
+"""What a cohort run leaves for the TA: nbgrader's gradebook, ``grades.csv``, the written answers'
+score sheet, per-student feedback pages and the cohort report."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from autograder.cohort import handscores
+from autograder.cohort.grade import _write_atomic
+from autograder.cohort.handscores import HandScores, read_csv_scores, remember_csv, write_rows
+from autograder.cohort.pages import (
+    answer_state,
+    cohort_report,
+    complete_answers,
+    deadline_of,
+    feedback_html,
+    feedback_markdown,
+    late,
+    notes,
+    test_names,
+    written,
+    written_answers_html,
+)
+from autograder.course import nbgrader as nbgrader_course
+
+
+def resolve_db_url(db_url: str | None) -> str:
+    """The gradebook URL (default: the course's); a relative sqlite path is taken from where pdl runs."""
+
+    db_url = db_url or nbgrader_course.db_url()
+    if db_url.startswith("sqlite:///") and not db_url.startswith("sqlite:////"):
+        db_url = "sqlite:///" + str(Path(db_url[len("sqlite:///"):]).resolve())
+    return db_url
+
+
+
+def _maxima(summary: dict) -> dict:
+    return {(rec["student"], str(m.get("question", ""))): float(m.get("points", 0) or 0)
+            for rec in summary["results"] for m in rec.get("manual") or []}
+
+
+
+def hand_scores(summary: dict, out: Path, db_url: str | None = None):
+    """The TA's scores and comments for written answers, merged from ``<out>/written_scores.csv``
+    and (``db_url``) the gradebook's formgrader grades; see autograder/cohort/handscores.py for the rule."""
+
+    return handscores.merge(out, summary["assignment"], _maxima(complete_answers(summary)), db_url)
+
+
+
+def write_csv(results: list[dict], path: Path, hand=None, deadline=None) -> None:
+    """grades.csv: who and when, the tests' score (auto), the hand-graded written answers
+    (written; blank answers count 0, ``written_ungraded`` answers are still to be graded), their
+    sum (total), the grader's notes, then one column per test. Text that a spreadsheet would run
+    as a formula gets a leading quote."""
+
+    names = test_names(results)
+    rows = [["student", "name", "email", "submitted_at", "late", "late_by", "auto", "auto_max", "written",
+             "written_max", "written_ungraded", "total", "total_max", "error", *names]]
+    for rec in results:
+        pts = {t["name"]: t["points"] for t in rec.get("tests", [])}
+        w = written(rec, hand)
+        flag, by = late(rec, deadline)
+        rows.append([rec["student"], rec.get("name", ""), rec.get("email", ""), rec.get("submitted_at", ""), flag, by,
+                     rec["score"], rec["max_score"], w["score"], w["max"], w["ungraded"],
+                     rec["score"] + w["score"], rec["max_score"] + w["max"], "; ".join(notes(rec)),
+                     *[pts.get(n, 0) for n in names]])
+    write_rows(path, rows)
+
+
+
+def write_written_scores(summary: dict, path: Path, hand=None) -> dict:
+    """``written_scores.csv``: one row per student and written question, with the merged score
+    and comment (empty until the TA fills them in). Rows of students absent from this run that
+    hold a score or comment are kept. Returns what was written, by (student, question)."""
+
+    if hand is None:  # no merge asked for: keep what the file holds
+        hand = HandScores(values=read_csv_scores(path))
+    rows = [["student", "question", "max_points", "answered", "score", "comment"]]
+    written: dict = {}
+    for rec in summary["results"]:
+        for m in rec.get("manual") or []:
+            key = (rec["student"], str(m.get("question", "")))
+            value = hand.get(*key)
+            rows.append([key[0], key[1], m.get("points", ""), answer_state(m), value["score"], value["comment"]])
+            written[key] = value
+    for key, value in sorted(hand.values.items()):
+        if key not in written and (value["score"] or value["comment"]):
+            rows.append([key[0], key[1], "", "not in this run", value["score"], value["comment"]])
+            written[key] = value
+    write_rows(path, rows)
+    return written
+
+
+
+def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log=print) -> None:
+    """Write everything into nbgrader's gradebook through nbgrader's own API: each student (with
+    name and email when known), the submission (with its time), the tests' scores, errors as a
+    comment, and the written answers' hand scores and comments as manual grades (so
+    ``nbgrader export`` and formgrader show them). A new assignment is registered with nbgrader's
+    ``generate_assignment`` in a temporary course folder: nothing is written into the course."""
+
+    from nbgrader.api import Gradebook, MissingEntry  # heavy (nbgrader, SQLAlchemy): only with a gradebook
+
+
+    aid = summary["assignment"]
+    db_url = resolve_db_url(db_url)
+    nbgrader_course.ensure_alembic_on_path()
+    with Gradebook(db_url) as gb:
+        try:
+            gb.find_assignment(aid)
+            known = True
+        except MissingEntry:
+            known = False
+    if not known:
+        log(f"nbgrader: registering {aid} in the gradebook (nbgrader generate_assignment in a temporary "
+            "folder; this takes a while) ...")
+        sys.stdout.flush()
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="pdl-nbgrader-") as root:
+            nbgrader_course.generate_assignment(aid, db_url=db_url, root=Path(root))
+        log(f"nbgrader: {aid} registered in {time.monotonic() - start:.0f} s.")
+    deadline = deadline_of(aid)
+    with Gradebook(db_url) as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SQLAlchemy autoflush chatter inside nbgrader's API
+        if deadline is not None:
+            gb.update_or_create_assignment(aid, duedate=deadline)
+        for rec in summary["results"]:
+            student = rec["student"]
+            person = {}
+            if rec.get("name"):
+                first, _, last = str(rec["name"]).strip().rpartition(" ")
+                person.update(first_name=first or last, last_name=last if first else None)
+            if rec.get("email"):
+                person["email"] = rec["email"]
+            gb.update_or_create_student(student, **{k: v for k, v in person.items() if v})
+            when = {}
+            if rec.get("submitted_at"):
+                when["timestamp"] = dt.datetime.strptime(rec["submitted_at"], "%Y-%m-%dT%H:%M:%SZ")
+            gb.update_or_create_submission(aid, student, **when)
+            notebook = gb.find_submission_notebook(aid, aid, student)
+            points = {t["name"]: t["points"] for t in rec.get("tests", [])}
+            manual = {str(m.get("question")): m for m in rec.get("manual") or []}
+            for grade in notebook.grades:
+                name = grade.cell.name
+                if grade.cell.cell_type == "markdown":  # a written answer, graded by hand
+                    m = manual.get(name)
+                    answered = m is not None and answer_state(m) == "yes"
+                    grade.auto_score = None if answered else 0.0
+                    if hand is not None:
+                        typed = hand.get(student, name)["score"]
+                        number = hand.points(student, name, grade.max_score)
+                        if number is not None:
+                            grade.manual_score = number
+                        elif not typed:
+                            grade.manual_score = None
+                    grade.needs_manual_grade = answered and grade.manual_score is None
+                elif name in points or grade.cell.cell_type == "code":
+                    grade.auto_score = float(points.get(name, 0.0))
+                    grade.needs_manual_grade = False  # formgrader lists only the written answers
+            errors = "; ".join(rec.get("errors", []))[:4000] or None
+            code_comments = []
+            for comment in notebook.comments:
+                name = comment.cell.name
+                if name in manual:
+                    if hand is not None:
+                        comment.manual_comment = hand.get(student, name)["comment"] or None
+                else:
+                    code_comments.append(comment)
+            if code_comments:
+                code_comments[0].auto_comment = errors
+            gb.db.commit()
+
+
+
+def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=None) -> None:
+    """Feedback pages, report, grades.csv, and (with written answers) written.html and
+    written_scores.csv. ``hand``: merged hand scores (``hand_scores``); by default the CSV's."""
+
+    complete_answers(summary)
+    if hand is None:
+        hand = hand_scores(summary, out)
+    deadline = deadline_of(summary["assignment"])
+    fb = out / "feedback"
+    fb.mkdir(parents=True, exist_ok=True)
+    for rec in summary["results"]:
+        _write_atomic(fb / f"{rec['student']}.md", feedback_markdown(rec, hand, deadline))
+        _write_atomic(fb / f"{rec['student']}.html", feedback_html(rec, hand, deadline))
+    _write_atomic(out / "report.html", cohort_report(summary, hand, deadline))
+    write_csv(summary["results"], csv_path or out / "grades.csv", hand, deadline)
+    if any(rec.get("manual") for rec in summary["results"]) or hand.values:
+        _write_atomic(out / "written.html", written_answers_html(summary, hand))
+        remember_csv(out, hand, write_written_scores(summary, out / "written_scores.csv", hand))

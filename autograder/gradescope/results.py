@@ -1,0 +1,58 @@
+"""Gradescope's results.json from a pdl report, and its specification as a check."""
+
+from __future__ import annotations
+
+import json
+import re
+
+
+def results(report: dict) -> dict:
+    """Gradescope's results.json from a pdl report (``GradeReport.to_dict()``).
+
+    Students see, before the deadline, the public checks (pass/fail and their message) and the
+    grader's notes about their notebook; the hidden tests and the score become visible when the
+    instructor publishes grades (``after_published``). No line claims a test passed that did not run.
+    """
+    tests = []
+    for description, passed, message in report.get("checks", []):
+        tests.append({"name": f"Public check: {description}", "status": "passed" if passed else "failed",
+                      "output": "ok" if passed else message, "visibility": "visible"})
+    if not report.get("checks"):
+        tests.append({"name": "Public checks", "status": "failed", "visibility": "visible",
+                      "output": "No public check could run on this notebook (see the notes below)."})
+    if report.get("errors"):
+        tests.append({"name": "Notes from the grader", "visibility": "visible",
+                      "output": "\n".join(report["errors"])})
+    for t in report.get("tests", []):
+        output = t.get("message", "")
+        if t.get("diagnosis"):
+            output += "\n" + t["diagnosis"]
+        tests.append({"name": t["name"], "score": t["points"], "max_score": t["max_points"],
+                      "status": "passed" if t.get("passed") else "failed",
+                      "output": output, "visibility": "after_published"})
+    written = report.get("manual") or []
+    summary = (f"Hidden tests: {len(report.get('tests', []))} tests worth {report.get('max_score', 0):g} "
+               "points; their results appear when grades are published.")
+    if written:
+        summary += (f" Written answers ({sum(m['points'] for m in written):g} points) are graded by hand "
+                    "in a separate Gradescope assignment.")
+    return {"score": report.get("score", 0.0), "output": summary, "visibility": "after_published",
+            "stdout_visibility": "hidden", "tests": tests}
+
+
+def check_results_json(data: dict) -> None:
+    """Raise ValueError where ``data`` breaks Gradescope's results.json specification."""
+    visibilities = {"visible", "hidden", "after_due_date", "after_published"}
+    if not isinstance(data.get("tests"), list) or ("score" not in data and not all("score" in t for t in data["tests"])):
+        raise ValueError("results.json needs a score or per-test scores, and a list of tests")
+    if data.get("visibility", "visible") not in visibilities:
+        raise ValueError("bad top-level visibility")
+    for t in data["tests"]:
+        if not isinstance(t.get("name"), str) or t.get("visibility", "visible") not in visibilities:
+            raise ValueError(f"bad test entry {t!r}"[:200])
+        if t.get("status") not in (None, "passed", "failed"):
+            raise ValueError(f"bad status in {t['name']}")
+        if "score" in t and not isinstance(t["score"], (int, float)):
+            raise ValueError(f"bad score in {t['name']}")
+    if re.search(r"All test cases passed", json.dumps(data)):
+        raise ValueError("claims 'All test cases passed'")

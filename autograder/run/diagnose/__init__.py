@@ -1,0 +1,123 @@
+"""Name the mistake: turn a failing hidden test into feedback that says *why*.
+
+When a hidden test fails, the grader has the answers the student's functions returned on the
+test's inputs (``call_log`` of the student proxy: ``(name, args, kwargs, value)``). Here, in the
+grader's process (never in the student's), those inputs are replayed on
+
+* each **known mistake**: the reference module with one ``wrong`` cell of the source applied
+  (so a wrong helper also changes the functions that call it, as in a student's notebook).
+  A mistake is named when the student's answers match it on every call of the test that the
+  mistake affects, and the mistake shows on those inputs (it differs from the reference on at
+  least one). Functions that draw random numbers match only where the wrong variant is
+  deterministic given its inputs, otherwise they are skipped: under a tolerance looser than
+  ``LOOSE`` a replay must give the same answer; under a tighter one, random draws cannot
+  agree by chance.
+* the **reference**, when no known mistake matches, for generic diagnoses: the same constant
+  factor on every input (named when it is 2, 1/2, pi, ...), correct up to the sign, transposed,
+  wrong shape, nan/inf where finite values are expected, an argument ignored (correct only at
+  its default value), correct for small inputs only.
+
+Answers match within the loosest tolerance the test passed to ``assert_close`` (the default
+when it passed none: ``DEFAULT_RTOL``, ``DEFAULT_ATOL``; never tighter than ``MIN_RTOL``,
+``MIN_ATOL``). No text produced here contains a value the reference returned: hints are the
+author's words, generic diagnoses name only factors from a fixed list, shapes and argument
+names.
+
+Cost: only failing tests are diagnosed, and only where the student's function answered (a
+function that raised, hung or is not implemented already has its reason); each wrong cell is
+applied once per process (``catalogue``); a test replays at most ``MAX_CALLS`` calls within
+``TEST_BUDGET_S``, a submission spends at most ``GRADE_BUDGET_S`` on diagnoses.
+``PDL_DIAGNOSE=0`` in the environment (or ``run_hidden_tests(..., diagnose=False)``) turns the
+diagnosis off.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from autograder.run.diagnose.catalogue import _FAILED, Variant, as_calls, catalogue
+from autograder.run.diagnose.compare import close, tolerance
+from autograder.run.diagnose.generic import generic
+
+ENV = "PDL_DIAGNOSE"
+MAX_CALLS = 64                           # calls of one test that are replayed
+TEST_BUDGET_S = 20.0                     # all replays for one failing test
+GRADE_BUDGET_S = 60.0                    # all diagnoses of one submission
+LOOSE = 1e-6                             # a looser tolerance: replay once to rule out chance
+KNOWN = "Your results match a known mistake: "
+TOGETHER = "Your results match known mistakes made together: "
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _matches(v: Variant, calls, ref, rtol, atol) -> bool:
+    """The student's answers match ``v`` on every call it affects, and the mistake shows there."""
+    relevant = [i for i, c in enumerate(calls) if v.affects(c.name)]
+    if not relevant:
+        return False
+    answers = {}
+    for i in relevant:
+        answers[i] = v.call(calls[i])
+        if answers[i] is _FAILED or not close(calls[i].value, answers[i], rtol, atol):
+            return False
+    if not any(ref(i) is not _FAILED and not close(answers[i], ref(i), rtol, atol) for i in relevant):
+        return False
+    if rtol <= LOOSE and atol <= LOOSE:
+        return True  # random draws cannot agree this closely by chance
+    replay = v.call(calls[relevant[0]], fresh=True)  # random draws not fixed by the inputs: no verdict
+    return replay is not _FAILED and close(replay, answers[relevant[0]], rtol, atol)
+
+
+def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_S,
+             found: list | None = None) -> str:
+    """The diagnosis of one failing test from its calls, or "" when there is nothing to say.
+
+    ``found`` (kept by the caller across the tests of one submission) collects the known
+    mistakes matched so far; a test that no single mistake explains is then tried against each
+    pair of them made together (a wrong helper and a wrong caller compound)."""
+    calls = as_calls(log)[:MAX_CALLS]
+    if not calls:
+        return ""
+    rtol, atol = tolerance(tolerances)
+    cat = catalogue(assignment)
+    deadline = time.monotonic() + budget_s
+    reference: dict[int, object] = {}
+
+    def ref(i):
+        if i not in reference:
+            reference[i] = cat.reference.call(calls[i])
+        return reference[i]
+
+    hits = []
+    for k, v in enumerate(cat.variants()):
+        if time.monotonic() > deadline:
+            break
+        if v.hint and v.hint not in [cat.variants()[j].hint for j in hits] and _matches(v, calls, ref, rtol, atol):
+            hits.append(k)
+    if found is not None:
+        found.extend(k for k in hits if k not in found)
+    if hits:
+        return KNOWN + " Or this one: ".join(cat.variants()[k].hint for k in hits)
+    pairs = [(a, b) for n, a in enumerate(found or []) for b in (found or [])[n + 1:]]
+    for pair in pairs:
+        if time.monotonic() > deadline:
+            return ""
+        v = cat.combined(pair)
+        if v is not None and _matches(v, calls, ref, rtol, atol):
+            return TOGETHER + " And: ".join(cat.variants()[k].hint for k in pair)
+    if time.monotonic() > deadline:
+        return ""
+    return generic(cat, calls, ref, rtol, atol)
+
+
+def named_hints(diagnosis: str) -> list[str]:
+    """The hints of the known mistakes a diagnosis names (none for a generic diagnosis): what a
+    cohort report counts."""
+    for prefix, sep in ((KNOWN, " Or this one: "), (TOGETHER, " And: ")):
+        if diagnosis.startswith(prefix):
+            return diagnosis[len(prefix):].split(sep)
+    return []
+
