@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from autograder.run import diagnose
-from autograder.course.inprocess import grade_code, reference_values
+from autograder.course.inprocess import RecordingStudent, grade_code, reference_values
 from autograder.run.diagnose.catalogue import Call, Variant
-from autograder.run.diagnose.leaks import leaked_numbers
+from autograder.run.diagnose.leaks import leaked_numbers, numbers_of
 from autograder.course.generate import module_text
 from autograder.run.paths import REPO
 from autograder.course.source import all_assignments, load
@@ -111,7 +111,7 @@ def _grade_env(code):
 
     ns = {"__name__": "variant"}
     exec(module_text(load(EXEMPLAR)) + "\n\n" + code, ns)
-    student = diagnose.RecordingStudent(TimedNamespace(ns))
+    student = RecordingStudent(TimedNamespace(ns))
     return run_hidden_tests(EXEMPLAR, student), student  # diagnose=None: the environment decides
 
 
@@ -129,7 +129,7 @@ def _generic(name, answer, inputs):
     cat = _Cat()
     calls = [Call(name, args, kwargs, answer(*args, **kwargs)) for args, kwargs in inputs]
     text = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), 1e-9, 1e-12)
-    shown = [v for c in calls for v in diagnose.numbers_of(cat.reference.call(c))]
+    shown = [v for c in calls for v in numbers_of(cat.reference.call(c))]
     assert not leaked_numbers(text, shown), text
     return text
 
