@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.validate import variant_notebook
+from autograder.course.synth import variant_notebook
 
 # The exemplar assignment the engine tests grade (small, fast, no torch).
 EXEMPLAR = "ex2_3_ising_perceptron"

@@ -43,7 +43,8 @@ def test_gradescope_simulation_where_namespaces_are_refused(venv, tmp_path):
 
 
 def test_results_show_checks_now_and_hidden_tests_after_publication():
-    report = {"score": 3.0, "max_score": 5.0, "errors": ["cell 4 ran past the time limit"],
+    report = {"score": 3.0, "max_score": 5.0, "public_notes": ["cell 4 ran past the time limit"],
+              "errors": ["cell 4 ran past the time limit", "the notebook crashed too often; no more attempts"],
               "checks": [["s(1) = log 2", True, ""], ["eps decreases", False, "FAIL: eps(0)"]],
               "tests": [{"name": "test_a", "points": 3.0, "max_points": 3.0, "passed": True, "message": "a"},
                         {"name": "test_b", "points": 0.0, "max_points": 2.0, "passed": False,
@@ -55,7 +56,10 @@ def test_results_show_checks_now_and_hidden_tests_after_publication():
     assert [t["status"] for t in visible if "status" in t] == ["passed", "failed"]
     assert "cell 4" in visible[-1]["output"]
     hidden = [t for t in data["tests"] if t["visibility"] == "after_published"]
-    assert [t["name"] for t in hidden] == ["test_a", "test_b"] and "known mistake" in hidden[1]["output"]
+    # notes that came after the first hidden input wait for publication, like the tests
+    assert "crashed too often" not in json.dumps(visible)
+    assert "crashed too often" in hidden[0]["output"] and "cell 4" not in hidden[0]["output"]
+    assert [t["name"] for t in hidden[1:]] == ["test_a", "test_b"] and "known mistake" in hidden[2]["output"]
     assert data["score"] == 3.0 and "All test cases passed" not in json.dumps(data)
 
 

@@ -11,6 +11,8 @@ For each assignment:
   solution cell or test in a public cell;
 * otter parity: ``otter run`` with the generated autograder zip gives the same scores as
   ``pdl grade`` on the solution and on the half-stubbed notebook;
+* public checks pass on the reference; hidden tests whose inputs are computed from a reference
+  result carry ``@pytest.mark.reference_input`` (``autograder.course.refinputs``);
 * tests of the tests, with the diagnosis (``mistake_checks``): every ``wrong`` cell has a hint,
   loses points and is named by its hint; every ``rewrite`` loses points and is named by the
   hint of its wrong cell; every ``alternative`` scores full marks; no diagnosis shows a value
@@ -41,6 +43,7 @@ from autograder.course.generate import (
 )
 from autograder.course.inprocess import grade_code, reference_values
 from autograder.course.mutate import mutation_run, variant_cells
+from autograder.course.refinputs import reference_dependent_tests
 from autograder.course.source import _function_bodies, load, source_path
 from autograder.course.synth import variant_notebook
 from autograder.gradescope import simulate
@@ -211,11 +214,21 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
             path = Path(tmp) / kind / f"{assignment}.ipynb"
             path.parent.mkdir()
             path.write_text(json.dumps(variant_notebook(assignment, kind)))
-            report = grade(path, assignment)
+            report = grade(path, assignment, public_checks=kind == "correct")
             scores[kind] = (report.score, report.max_score, path)
+            if kind == "correct":
+                failing = [c[0] for c in report.checks if not c[1]]
+                line(bool(report.checks) and not failing,
+                     f"public checks pass on the reference: {len(report.checks) - len(failing)}/{len(report.checks)}"
+                     + (f" (failing: {'; '.join(failing[:3])})" if failing else ""))
         full = scores["correct"][1]
         line(full > 0 and scores["correct"][0] == full,
              f"reference solution scores {scores['correct'][0]:g}/{full:g}")
+        unmarked, marked = reference_dependent_tests(assignment)
+        line(not unmarked, (f"hidden tests whose inputs come from a reference result are marked reference_input: "
+                            f"{len(marked)}" if marked else "no hidden test sends a value computed from a reference result")
+             if not unmarked else "hidden tests send values computed from a reference result without "
+             f"@pytest.mark.reference_input: {', '.join(unmarked)}")
         line(scores["stub"][0] == 0, f"untouched release scores {scores['stub'][0]:g}/{full:g}")
         line(0 <= scores["partial"][0] < full, f"half-stubbed notebook scores {scores['partial'][0]:g}/{full:g}")
         src = load(assignment)

@@ -92,6 +92,7 @@ class PdlGrading(AbstractOtterPlugin):
 
     def after_grading(self, otter_results):
 
-        data = results(self.report or {"errors": ["the submission was not graded"]})
+        data = results(self.report or {"errors": ["the submission was not graded"],
+                                       "public_notes": ["the submission was not graded"]})
         # otter writes results.json from this method; ours replaces its (empty) verdict
         otter_results.to_gradescope_dict = lambda ag_config: data

@@ -10,8 +10,10 @@ def results(report: dict) -> dict:
     """Gradescope's results.json from a pdl report (``GradeReport.to_dict()``).
 
     Students see, before the deadline, the public checks (pass/fail and their message) and the
-    grader's notes about their notebook; the hidden tests and the score become visible when the
-    instructor publishes grades (``after_published``). No line claims a test passed that did not run.
+    grader's notes about their notebook known before any hidden test ran (``public_notes``: both
+    computed before a hidden input reached the student's process, so neither can carry one); the
+    hidden tests, later notes and the score become visible when the instructor publishes grades
+    (``after_published``). No line claims a test passed that did not run.
     """
     tests = []
     for description, passed, message in report.get("checks", []):
@@ -20,9 +22,14 @@ def results(report: dict) -> dict:
     if not report.get("checks"):
         tests.append({"name": "Public checks", "status": "failed", "visibility": "visible",
                       "output": "No public check could run on this notebook (see the notes below)."})
-    if report.get("errors"):
+    # Visible now: only what was known before the first hidden test ran; the rest with the grades.
+    if report.get("public_notes"):
         tests.append({"name": "Notes from the grader", "visibility": "visible",
-                      "output": "\n".join(report["errors"])})
+                      "output": "\n".join(report["public_notes"])})
+    later = [e for e in report.get("errors", []) if e not in report.get("public_notes", [])]
+    if later:
+        tests.append({"name": "Notes from the grader (while grading)", "visibility": "after_published",
+                      "output": "\n".join(later)})
     for t in report.get("tests", []):
         output = t.get("message", "")
         if t.get("diagnosis"):

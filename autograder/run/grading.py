@@ -74,6 +74,7 @@ class GradeReport:
     version: str = ""
     manual: list = field(default_factory=list)  # written answers, for grading by hand
     checks: list = field(default_factory=list)  # public checks [description, passed, message], when asked for
+    public_notes: list = field(default_factory=list)  # the notes known before any hidden test ran
     isolation: str = ""
     seconds: float = 0.0
 
@@ -412,9 +413,10 @@ class _Collector:
                                                detail + note, diagnosis))
 
 
-def run_hidden_tests(assignment: str, student, diagnose: bool | None = None) -> list[TestResult]:
+def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plugins=()) -> list[TestResult]:
     """The hidden tests against ``student``. ``diagnose`` (default: unless ``PDL_DIAGNOSE=0``):
-    name the mistake of each failing test from the answers a recording proxy kept."""
+    name the mistake of each failing test from the answers a recording proxy kept. ``plugins``:
+    more pytest plugins (``pdl validate``'s checks of the tests themselves)."""
     test_dir = REPO / "grading_tests" / assignment
     if not test_dir.is_dir():
         raise GraderError(f"no hidden tests for {assignment!r} in {test_dir}; run `pdl generate {assignment}`")
@@ -423,7 +425,7 @@ def run_hidden_tests(assignment: str, student, diagnose: bool | None = None) -> 
     collector = _Collector(student, assignment, diagnose)
     args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:warnings", f"--rootdir={REPO}", "-o", "python_files=test_*.py"]
-    code = pytest.main(args, plugins=[collector])
+    code = pytest.main(args, plugins=[collector, *plugins])
     # a collection error also ends pytest as INTERRUPTED ("Interrupted: 1 error during collection")
     if collector.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         raise GraderError(f"hidden tests of {assignment} failed to load:\n" + "\n".join(collector.collect_errors))
@@ -467,25 +469,30 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
                                  memory_mb=memory_mb, isolation=isolation)
         student.prestart()
     try:
-        report.tests = run_hidden_tests(assignment, student)
         if public_checks and isinstance(student, SandboxStudent):
-            report.checks = _public_checks(student, [src for _, src, tags in cells if "check" in tags])
+            # Before any hidden input reaches the student's process, from the release's check cells
+            # (not the submission's): nothing a student sees before publication can carry one.
+            report.checks = _public_checks(student, [text for _, _, text in _tagged_cells(release, "check", "code")])
+            report.public_notes = _notes(student)
+        report.tests = run_hidden_tests(assignment, student)
     finally:
         if isinstance(student, SandboxStudent):
             student.close()
             report.isolation = student.isolation or isolation
             if student.refused is not None:
                 raise student.refused
-            report.errors += student.errors
-            report.errors += [f"cell {e.get('cell')}: {e.get('error')}" for e in student.cell_errors
-                              if isinstance(e, dict)]
+            report.errors += _notes(student)
     if len(report.errors) > MAX_ERRORS:
         report.errors[MAX_ERRORS:] = [f"... and {len(report.errors) - MAX_ERRORS} more notes"]
-    if not isinstance(student, _Unreadable):  # a notebook of another year: say so (graded as usual)
-        if note := year_note(nb, release):
-            report.errors.insert(0, note)
+    if isinstance(student, _Unreadable):
+        report.public_notes = list(report.errors)
+    elif note := year_note(nb, release):  # a notebook of another year: say so (graded as usual)
+        report.errors.insert(0, note)
+        report.public_notes.insert(0, note)
     if report.isolation == "process":
         report.errors.insert(0, "WARNING: " + PROCESS_WARNING)
+        report.public_notes.insert(0, "WARNING: " + PROCESS_WARNING)
+    report.public_notes = report.public_notes[:MAX_ERRORS]
     report.score = sum(t.points for t in report.tests)
     report.max_score = sum(t.max_points for t in report.tests)
     report.seconds = round(time.monotonic() - start, 2)
@@ -513,6 +520,12 @@ def year_note(nb: dict, release: dict) -> str | None:
                 "another year's or another course's release, or PARAMS were edited; it was graded as usual "
                 "with this year's parameters. Work from this year's release notebook.")
     return None
+
+
+def _notes(student: SandboxStudent) -> list[str]:
+    """The grader's notes on the notebook so far: restarts, and errors of its cells."""
+    return list(student.errors) + [f"cell {e.get('cell')}: {e.get('error')}" for e in student.cell_errors
+                                   if isinstance(e, dict)]
 
 
 def _public_checks(student: SandboxStudent, cells: list[str]) -> list:

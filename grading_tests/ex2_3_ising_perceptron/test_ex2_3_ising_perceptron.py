@@ -61,6 +61,7 @@ def test_annealed_action(student):
                  rtol=1e-9, atol=1e-12, name="annealed_action at R = 1")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(2)
 def test_interior_minimum(student):
     "interior_minimum at random loads below the spinodal (the minimum, not the barrier)"
@@ -71,6 +72,7 @@ def test_interior_minimum(student):
                      rtol=1e-6, atol=2e-5, name=f"interior_minimum(alpha={alpha:.3f})")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_interior_minimum_beyond_spinodal(student):
     "interior_minimum returns (nan, nan) when the interior minimum does not exist"

@@ -63,6 +63,7 @@ def test_forward(student):
                      name=f"f(x) for N={N}, gamma={gamma}")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(3)
 def test_train_lazy(student):
     "train on the lab data at gamma = 1/2: every record (steps, loss, residual, NTK, weights)"
@@ -92,6 +93,7 @@ def test_train_other_settings(student):
             assert_close(got[key], want[key], rtol=1e-7, atol=1e-10, name=f"record '{key}' (gamma={gamma})")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_train_zero_steps(student):
     "train with zero steps records only the initial state"
@@ -160,6 +162,7 @@ def test_kernel_freezes_at_gamma_half(student):
     assert -1.3 < slope < -0.4, "the fitted drift exponent at gamma = 1/2 should lie between -1 and -1/2"
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(2)
 def test_residual_modes(student):
     "residual_modes: eigenvalues of a random NTK and the leading mode amplitudes of random residuals"
@@ -177,6 +180,7 @@ def test_residual_modes(student):
                      name="amplitudes |u_k . Delta| of the leading modes")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_mode_decay_rates(student):
     "the residual of a wide lazy network decays in each leading NTK mode at the frozen-kernel rate"
@@ -191,6 +195,7 @@ def test_mode_decay_rates(student):
         assert_close(rate, -np.log(1 - 0.02 * s2[k]), rtol=0.05, atol=0, name=f"decay rate of mode {k + 1}")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(2)
 def test_frozen_kernel_prediction(student):
     "frozen_kernel_prediction at several times, including t = 0 and very long times"
@@ -205,6 +210,7 @@ def test_frozen_kernel_prediction(student):
                          rtol=1e-5, atol=1e-6, name=f"f_t(x_test), N={N}, t={t:g}")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_wide_network_is_linear(student):
     "a wide lazy network trained by your train agrees with your frozen-kernel prediction"

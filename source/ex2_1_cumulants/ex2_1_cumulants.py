@@ -568,6 +568,7 @@ def _scale(E, O, beta, grid, order):
     return k2 ** (np.arange(1, order + 1) / 2)
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(2)
 def test_free_energy_random_polynomials(student):
     "free_energy for random polynomial energies and observables, scalar and array sources"

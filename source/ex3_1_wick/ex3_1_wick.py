@@ -726,6 +726,7 @@ def test_gaussian_moment_monte_carlo(student):
                      name=f"E[X_{idx}] against Monte Carlo")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(2)
 def test_cumulants_gaussian(student):
     "moments_to_cumulants of Gaussian vectors with a mean (p = 4, 5)"

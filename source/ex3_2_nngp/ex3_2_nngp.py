@@ -819,6 +819,7 @@ def test_nngp_kernel_depth_zero_and_he(student):
                  rtol=1e-8, atol=1e-11, name="nngp_kernel (relu, He, depth 8)")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_sample_network_outputs_seed(student):
     "sample_network_outputs returns shape (M, 2) and is reproducible from an integer seed"
@@ -831,6 +832,7 @@ def test_sample_network_outputs_seed(student):
     assert not np.allclose(a, c), "different seeds should give different networks"
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(3)
 def test_sample_network_outputs_covariance(student):
     "sample covariance of (f(x), f(x')) against the kernel, this year's inputs, N = 3 and 30 (statistical)"

@@ -1118,6 +1118,7 @@ def test_mf_train_dial(student):
                      ref.mf_train(N, steps, 0.01, seed, gamma, every), f"mf_train(N={N}, gamma={gamma})")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_mf_train_options(student):
     "mf_train with given initial weights, other labels, and the ReLU activation"

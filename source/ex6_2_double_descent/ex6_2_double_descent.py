@@ -828,6 +828,7 @@ def test_make_teacher_student_statistics(student):
     assert abs(np.mean(noise)) < 5 * np.sqrt(D / noise.size), "label noise should have mean zero"
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(3)
 def test_gd_train_trajectory(student):
     "gd_train: recorded times, training and test errors on given data (nu < 1 and nu > 1)"
@@ -838,6 +839,7 @@ def test_gd_train_trajectory(student):
             assert_close(out[key], want[key], rtol=1e-6, atol=1e-10, name=f"{key} (nu={nu})")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_gd_train_final_weights(student):
     "gd_train: the weights after the last step, also when steps is not a multiple of record_every"
@@ -848,6 +850,7 @@ def test_gd_train_final_weights(student):
     assert_close(out["t"], want["t"], rtol=1e-9, atol=1e-12, name="recorded times")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(2)
 def test_gd_limit(student):
     "gd_limit: end point, training and test error for under- and over-parametrized data"

@@ -591,6 +591,7 @@ def test_stationary_moments_bistable_and_quintic(student):
                      name=f"(mean, variance) for f={np.round(f, 3).tolist()}")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(3)
 def test_self_consistent_point_random(student):
     "self_consistent_point for random cubic drifts (f' and f'' given), several noise levels"
@@ -604,6 +605,7 @@ def test_self_consistent_point_random(student):
                      rtol=1e-7, atol=1e-9, name=f"(x*, var*) for f={np.round(f, 3).tolist()}, D={D:.3f}")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_self_consistent_point_derivatives_omitted(student):
     "self_consistent_point differentiates f itself when fp and fpp are None"

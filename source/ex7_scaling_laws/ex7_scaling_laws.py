@@ -664,6 +664,7 @@ def test_implied_alpha_n(student):
                  name="implied alpha_n for a scalar pair")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(3)
 def test_fit_noiseless(student):
     "fit_joint_law recovers this year's planted constants (and a second law) from noiseless synthetic runs"
@@ -676,6 +677,7 @@ def test_fit_noiseless(student):
                      name="(E, A, B, alpha, beta)")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(3)
 def test_fit_noisy_objective(student):
     "on noisy runs fit_joint_law reaches the least-squares minimum in log L (two data sets)"

@@ -491,6 +491,7 @@ def test_parity_labels(student):
                      name=f"labels (k = {k})")
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(3)
 def test_sample_batch_exact(student):
     "sample_batch reproduces the specified random draws exactly (X, y and task ids)"
@@ -505,6 +506,7 @@ def test_sample_batch_exact(student):
             assert_close(g, w, rtol=0, atol=0, name=name)
 
 
+@pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_sample_batch_default_bits(student):
     "sample_batch with the default number of bits"
