@@ -1,0 +1,86 @@
+"""Trust boundaries around the sandbox (issue 21): what a student sees before publication, hidden
+inputs computed from reference results, and a grader bounded against student data."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+
+from conftest import EXEMPLAR
+
+from autograder.course import refinputs
+from autograder.run import grading
+from autograder.run.grading import grade
+from autograder.run.notebook import code_cell, with_cells
+from autograder.run.paths import REPO
+
+GRADED = ["generalization_error", "overlap_entropy", "annealed_action", "annealed_counts", "interior_minimum",
+          "critical_load", "spinodal_load", "enumerate_version_space"]
+
+# Every call of a graded function raises, saying how many calls the student's process has seen.
+SPY = ("_CALLS = [0]\n"
+       "def _spy(f):\n"
+       "    def g(*a, **k):\n"
+       "        _CALLS[0] += 1\n"
+       "        raise RuntimeError(f'calls so far: {_CALLS[0]}')\n"
+       "    return g\n"
+       f"for _n in {GRADED!r}:\n"
+       "    globals()[_n] = _spy(globals()[_n])\n")
+
+
+def _counts(texts) -> list[int]:
+    return [int(m) for t in texts for m in re.findall(r"calls so far: (\d+)", t)]
+
+
+def test_visible_output_is_made_before_any_hidden_input(write_nb, correct_nb):
+    """A function that reports what it has been sent cannot show a hidden input in a visible
+    check or note: the public checks ran before the first hidden test (on the old order, checks
+    after tests, the visible counts were larger than every hidden one)."""
+    report = grade(write_nb("spy", with_cells(correct_nb, [code_cell(SPY)])), EXEMPLAR, public_checks=True)
+    visible = _counts([c[2] for c in report.checks] + report.public_notes)
+    hidden = _counts([t.message for t in report.tests])
+    assert visible and hidden, (report.checks, [t.message for t in report.tests][:3])
+    assert max(visible) < min(hidden)
+
+
+def test_public_checks_are_the_releases_not_the_submissions(write_nb, correct_nb):
+    """A submission that replaces a check cell by one that always passes still sees the release's
+    check fail on its wrong function."""
+    wrong = code_cell("def generalization_error(R):\n    return 0.0 * R\n")
+    liar = code_cell("@check\ndef check_generalization_error():\n    pass\n")
+    liar["metadata"]["tags"] = ["check"]
+    report = grade(write_nb("liar", with_cells(correct_nb, [wrong, liar])), EXEMPLAR, public_checks=True)
+    about = [c for c in report.checks if "generalization" in c[0].lower() or "eps" in c[0].lower()]
+    assert about and not any(c[1] for c in about), report.checks
+
+
+def test_tests_with_inputs_from_reference_results_are_marked():
+    unmarked, marked = refinputs.reference_dependent_tests(EXEMPLAR)
+    assert unmarked == [] and marked == ["test_interior_minimum", "test_interior_minimum_beyond_spinodal"]
+
+
+def test_an_unmarked_test_with_inputs_from_a_reference_result_is_found(tmp_path, monkeypatch):
+    """The same hidden tests without their marks: both are found, and nothing else is."""
+    tests = tmp_path / "grading_tests"
+    shutil.copytree(REPO / "grading_tests" / EXEMPLAR, tests / EXEMPLAR, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("__init__.py", "conftest.py"):
+        if (REPO / "grading_tests" / name).exists():
+            shutil.copy(REPO / "grading_tests" / name, tests / name)
+    path = tests / EXEMPLAR / f"test_{EXEMPLAR}.py"
+    path.write_text("".join(ln for ln in path.read_text().splitlines(keepends=True)
+                            if "mark.reference_input" not in ln))
+    for module in [m for m in sys.modules if m.startswith("grading_tests")]:
+        monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setattr(grading, "REPO", tmp_path)
+    unmarked, marked = refinputs.reference_dependent_tests(EXEMPLAR)
+    assert unmarked == ["test_interior_minimum", "test_interior_minimum_beyond_spinodal"] and marked == []
+
+
+def test_perturbation_reaches_every_float_and_nothing_else():
+    import numpy as np
+
+    value = {"a": (1.0, 2, True), "b": [np.arange(3.0), np.arange(3)], "c": "x", "d": np.float64(4.0)}
+    out = refinputs.perturbed(value, 2.0)
+    assert out["a"] == (2.0, 2, True) and out["c"] == "x" and out["d"] == 8.0
+    assert out["b"][0].tolist() == [0.0, 2.0, 4.0] and out["b"][1].tolist() == [0, 1, 2]
