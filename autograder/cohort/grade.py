@@ -5,7 +5,8 @@
 * Grades each one with ``autograder.run.grading.grade`` (sandboxed, time and memory limits),
   N at a time in worker processes, or on a dask.distributed cluster (``--scheduler``).
 * Resumable: each finished result is written at once to ``<out>/records/<student>.json``
-  with the submission's hash and the assignment version; a rerun skips those.
+  with the submission's hash, the assignment version and who it belongs to (the ids are fixed
+  in ``<out>/ids.json``); a rerun skips those.
 * ``autograder.cohort.outputs`` records every submission in nbgrader's gradebook (score, or
   error and score 0), writes a CSV, per-student feedback (HTML and markdown) and a cohort
   report with figures.
@@ -77,14 +78,16 @@ def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text)
+    tmp.write_text(text, encoding="utf-8")  # names as written, in any script
     os.replace(tmp, path)
 
 
 def with_identity(rec: dict, sub: Submission) -> dict:
-    """The record with who submitted and when (from the metadata found this run, not the record)."""
+    """The record with who submitted and when (from the metadata found this run, not the record):
+    the name as written, and what the LMS says (its id of the student, its late flag)."""
     return {**rec, "student": sub.student, "name": sub.name, "email": sub.email,
-            "submitted_at": sub.submitted_at, "found_as": sub.raw}
+            "submitted_at": sub.submitted_at, "found_as": sub.raw, "identity": sub.key,
+            "lms": sub.lms, "lms_id": sub.lms_id, "lms_late": sub.late}
 
 
 def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | None = None,
@@ -112,7 +115,7 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
     else:
         raise FileNotFoundError(f"{source} is neither a folder nor a zip file")
     try:
-        subs, more = discover(root, assignment)
+        subs, more = discover(root, assignment, out, zipped=tmp is not None)
         unmatched += more
         todo, done = [], {}
         for sub in subs:
@@ -121,7 +124,8 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
             if rec_path.exists():
                 try:
                     rec = json.loads(rec_path.read_text())
-                    if rec.get("sha256") == digest and rec.get("version") == version:
+                    if rec.get("sha256") == digest and rec.get("version") == version \
+                            and rec.get("identity", sub.key) == sub.key:
                         done[sub.student] = rec
                         continue
                 except json.JSONDecodeError:
@@ -140,7 +144,7 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
             for rec in _run(unique, assignment, limits, workers, scheduler, progress):
                 rec["version"] = version
                 for sub in sharing[rec["submission"]]:  # _grade_job records the path it was given
-                    copy = dict(rec, student=sub.student)
+                    copy = with_identity(rec, sub)
                     _write_atomic(records / f"{sub.student}.json", json.dumps(copy, indent=1))
                     done[sub.student] = copy
                     finished += 1
