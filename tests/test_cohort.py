@@ -135,6 +135,34 @@ def test_layouts_people_upload(tmp_path, correct_nb):
     assert any("old_copy" in u for u in unmatched) and any("grades.xlsx" in u for u in unmatched)
 
 
+def test_planted_names_and_metadata_do_not_move_records(tmp_path):
+    """A hostile grade-cohort route: 'carol!' was graded first (id 'carol'); a week later 'carol'
+    turns up, and mallory plants a submission_metadata.yml claiming to be 'carol'. Each record
+    stays with its owner (and with it her hand scores, kept by id)."""
+    stub = (REPO / "examples" / "submissions" / EXEMPLAR / "stub.ipynb").read_text()
+    out = tmp_path / "out"
+    week1 = tmp_path / "week1"
+    (week1 / "carol!").mkdir(parents=True)
+    (week1 / "carol!" / f"{EXEMPLAR}.ipynb").write_text(stub)
+    first = grade_cohort(week1, EXEMPLAR, out, workers=1, progress=False, **LIMITS)
+    assert [(r["student"], r["found_as"]) for r in first["results"]] == [("carol", "carol!")]
+    claim = "s:\n  :submitters:\n  - :name: Carol C\n    :sid: carol\n"
+    files = {f"carol!/{EXEMPLAR}.ipynb": stub, f"carol/{EXEMPLAR}.ipynb": stub,
+             "mallory/submission_metadata.yml": claim, f"mallory/s/{EXEMPLAR}.ipynb": stub}
+    archive = tmp_path / "week2.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for rel, content in files.items():
+            zf.writestr(rel, content)
+    second = grade_cohort(archive, EXEMPLAR, out, workers=2, progress=False, **LIMITS)
+    who = {r["found_as"]: r["student"] for r in second["results"]}
+    assert who["carol!"] == "carol" and who["mallory"] == "mallory" and who["carol"].startswith("carol_")
+    assert second["reused"] == 1 and second["graded"] == 2  # carol!'s record is hers, kept
+    for raw, student in who.items():
+        rec = json.loads((out / "records" / f"{student}.json").read_text())
+        assert (rec["student"], rec["found_as"], rec["name"]) == (student, raw, raw)
+    assert any(u.startswith("mallory/submission_metadata.yml") and "ignored" in u for u in second["unmatched"])
+
+
 def test_interrupted_run_loses_no_finished_result(tmp_path, correct_nb):
     folder = tmp_path / "subs"
     for i in range(6):
