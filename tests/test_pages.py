@@ -74,6 +74,9 @@ def test_report_has_the_student_table_and_working_links(pages):
     assert "Mistakes found in this cohort" in text and "returned the spinodal instead of the critical load" in text
     assert "did not finish within 10 s" in text            # a timeout is a grader note
     assert "Ada Lovelace" in text and "late" not in text.split("Students")[0]
+    # under the pages' Content-Security-Policy the inline figures still load and the style applies
+    assert report["images"] == 3 and report["images_shown"] == 3
+    assert all(info["styled"] for info in seen.values()), {page: info["styled"] for page, info in seen.items()}
 
 
 def test_written_answers_and_feedback_show_rendered_math(pages):

@@ -236,7 +236,7 @@ def test_feedback_says_one_problem_once_escapes_html_and_counts_nbgrader_placeho
            "manual": [{"question": "written_1", "points": 1.0, "text": "YOUR ANSWER HERE", "missing": False,
                        "blank": False}]}
     md, page = pages.feedback_markdown(rec), pages.feedback_html(rec)
-    assert md.count(html.escape(reason, quote=False)) == 1 and page.count(html.escape(reason)) == 1
+    assert md.count(html.escape(reason, quote=False)) == 1 and page.count(html.escape(reason, quote=False)) == 1
     assert "written_1: left blank" in md and "0 of 1 answered" in md
     assert "used &lt;the&gt; wrong sign" in md and "used &lt;the&gt; wrong sign" in page
 

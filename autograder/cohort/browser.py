@@ -4,6 +4,11 @@
 actually laid out, the links), ``screenshot`` saves a PNG. Both drive Chromium's own command
 line (``--dump-dom``, ``--screenshot``): no driver, no extra Python package. Debian/Ubuntu:
 ``apt-get install chromium``; elsewhere set ``PDL_CHROMIUM`` to the browser's executable.
+
+The pages run no script (their Content-Security-Policy); the probe's own script runs in a copy
+of the page whose policy lets that one script run, by a nonce drawn for the copy. ``dump_dom``
+returns the DOM of a page exactly as written, once its timers and a meta refresh have had
+(virtual) time to fire: whatever a script on it changed, or where it led, shows there.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import html
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -32,8 +38,11 @@ _PROBE = """
   var dollars = text.match(/\\$[^\\s$][^$\\n]{0,80}\\$/g) || [];
   var links = Array.prototype.slice.call(document.querySelectorAll('a[href]')).map(function (a) {
     return a.getAttribute('href'); });
+  var images = Array.prototype.slice.call(document.images);
   var out = {text: text, math: maths.length, math_shown: shown.length, tex_words: tex,
-             dollar_spans: dollars, links: links,
+             dollar_spans: dollars, links: links, images: images.length,
+             images_shown: images.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length,
+             styled: document.body ? getComputedStyle(document.body).maxWidth !== 'none' : false,
              height: Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0),
              students_rows: document.querySelectorAll('table#students tbody tr').length};
   var pre = document.createElement('pre');
@@ -46,6 +55,19 @@ _PROBE = """
 
 
 _OPEN_DETAILS = "<script>document.querySelectorAll('details').forEach(function (d) { d.open = true; });</script>"
+
+
+_POLICY = re.compile(r'(<meta http-equiv="Content-Security-Policy" content=")([^"]*)(")')
+
+
+def _with_script(text: str, script: str) -> str:
+    """The page with ``script`` appended; where its <head> has a Content-Security-Policy, the
+    policy lets that one script run (a nonce drawn now) and nothing else."""
+    nonce = secrets.token_hex(16)
+    head, sep, rest = text.partition("</head>")
+    if sep:
+        head = _POLICY.sub(lambda m: f"{m.group(1)}{m.group(2)}; script-src 'nonce-{nonce}'{m.group(3)}", head, count=1)
+    return head + sep + rest + script.replace("<script>", f"<script nonce='{nonce}'>", 1)
 
 
 def find_chromium() -> str | None:
@@ -76,11 +98,12 @@ def _chromium(args: list[str], timeout: float) -> subprocess.CompletedProcess:
 def probe(page: Path, timeout: float = 60) -> dict:
     """What a person sees on ``page``: visible text (every <details> opened), how many <math>
     elements exist and how many are laid out with a size, TeX control words and ``$...$`` spans
-    left in the visible text, the links' targets, the page height."""
+    left in the visible text, the links' targets, how many images exist and how many loaded,
+    whether the page's style sheet applies (``styled``), the page height."""
     page = Path(page).resolve()
     copy = page.with_name(f".probe-{os.getpid()}-{page.name}")
     try:
-        copy.write_text(page.read_text() + _PROBE)
+        copy.write_text(_with_script(page.read_text(), _PROBE))
         proc = _chromium(["--window-size=1200,900", "--dump-dom", copy.as_uri()], timeout)
     finally:
         copy.unlink(missing_ok=True)
@@ -88,6 +111,18 @@ def probe(page: Path, timeout: float = 60) -> dict:
     if not found:
         raise RuntimeError(f"Chromium did not render {page} (exit {proc.returncode}): {proc.stderr[-1500:]}")
     return json.loads(html.unescape(found.group(1)))
+
+
+def dump_dom(page: Path, *, settle_ms: int = 2000, timeout: float = 60) -> str:
+    """The DOM Chromium builds from ``page`` as written (nothing added), once it has loaded and
+    ``settle_ms`` of virtual time has passed (timers, a meta refresh): what a script on the page
+    changed, or where a refresh led, shows in it."""
+    page = Path(page).resolve()
+    proc = _chromium(["--window-size=1200,900", f"--virtual-time-budget={int(settle_ms)}", "--dump-dom",
+                      page.as_uri()], timeout)
+    if "<html" not in proc.stdout:
+        raise RuntimeError(f"Chromium did not render {page} (exit {proc.returncode}): {proc.stderr[-1500:]}")
+    return proc.stdout
 
 
 def screenshot(page: Path, png: Path, *, width: int = 1200, height: int | None = None,
@@ -102,7 +137,7 @@ def screenshot(page: Path, png: Path, *, width: int = 1200, height: int | None =
     png.unlink(missing_ok=True)
     copy = page.with_name(f".shot-{os.getpid()}-{page.name}")  # every <details> opened
     try:
-        copy.write_text(page.read_text() + _OPEN_DETAILS)
+        copy.write_text(_with_script(page.read_text(), _OPEN_DETAILS))
         proc = _chromium([f"--window-size={width},{height}", f"--screenshot={png}", copy.as_uri()], timeout)
     finally:
         copy.unlink(missing_ok=True)

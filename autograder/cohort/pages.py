@@ -3,13 +3,18 @@ cohort report and the written answers by question. Static HTML, readable offline
 math are rendered here (``autograder.cohort.markup``: MathML, no script), figures are inline PNGs.
 
 Every text that comes from a student (answers, error messages of their code, ids) or a TA
-(comments) is escaped, or rendered by a Markdown parser that shows raw HTML as text.
+(comments) is escaped, or rendered by a Markdown parser that shows raw HTML as text. Then, in
+``page``, which every page goes through, the body passes the allow-list sanitizer
+(``markup.sanitize``) and the page carries a Content-Security-Policy (``CSP``) under which no
+script runs and nothing is fetched: either alone keeps a hostile submission's markup from
+running when the TA opens the page.
 """
 
 from __future__ import annotations
 
 import base64
 import datetime as dt
+import hashlib
 import html
 import io
 import re
@@ -38,10 +43,19 @@ CSS = ("body{font-family:system-ui,sans-serif;max-width:64em;margin:2em auto;pad
        + markup.CSS)
 
 
+# No script, frame, form, font or fetch: images only inline (data:), styles only the page's own
+# <style> (by its hash: no style attribute, no other sheet), no <base>.
+CSP = ("default-src 'none'; img-src data:; "
+       f"style-src 'sha256-{base64.b64encode(hashlib.sha256(CSS.encode()).digest()).decode()}'; "
+       "base-uri 'none'; form-action 'none'")
+
+
 def page(title: str, body: str) -> str:
-    return (f"<!doctype html>\n<html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+    """A whole page: ``body`` sanitized (``markup.sanitize``), under the policy ``CSP``."""
+    return (f"<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\"><title>{html.escape(title)}</title>"
             f"<meta name='viewport' content='width=device-width'><style>{CSS}</style></head>"
-            f"<body>{body}</body></html>\n")
+            f"<body>{markup.sanitize(body)}</body></html>\n")
 
 
 def md_text(text) -> str:
