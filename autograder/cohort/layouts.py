@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import yaml
-from anyascii import anyascii  # ids from names: ISC-licensed, maintained, every script (王伟 -> WangWei);
-# Unidecode is GPL and text-unidecode unmaintained since 2019
+from anyascii import anyascii  # ids from names: ISC licence, maintained, every script (王伟 -> WangWei)
+
+# (anyascii rather than Unidecode, which is GPL, or text-unidecode, unmaintained since 2019)
 
 MAX_UNZIPPED = 2 * 2**30
 MAX_ID = 64      # characters of an id made from a name (records/<id>.json must be a valid file name)
@@ -42,12 +43,12 @@ METADATA = "submission_metadata.yml"
 # Canvas: ``name[_LATE]_userid_fileid_filename`` (Canvas appends -1, -2 to a resubmitted filename).
 # The filename is the student's own, so the ids are the *first* ``_digits_digits_`` (a filename
 # like ``x_12_34_y.ipynb`` cannot move them; the name Canvas writes holds no digits).
-CANVAS = re.compile(r"(?P<name>.*?)(?P<late>_LATE)?_(?P<uid>[0-9]+)_(?P<fid>[0-9]+)_(?P<file>.+)", re.S)
+CANVAS = re.compile(r"(?P<name>.*?)(?P<late>_LATE)?_(?P<uid>[0-9]+)_(?P<fid>[0-9]+)_(?P<file>.+)", re.DOTALL)
 # Moodle: a folder ``Full Name_id_assignsubmission_file_`` (or, without folders, a file
 # ``Full Name_id_assignsubmission_file_filename``). The folder's name ends with Moodle's part,
 # so the id is the last one; in a file's name the first (the filename after it is the student's).
-MOODLE_DIR = re.compile(r"(?P<name>.*)_(?P<uid>[0-9]+)_assignsubmission_[a-z]+_?", re.S)
-MOODLE_FILE = re.compile(r"(?P<name>.*?)_(?P<uid>[0-9]+)_assignsubmission_file_(?P<file>.+)", re.S)
+MOODLE_DIR = re.compile(r"(?P<name>.*)_(?P<uid>[0-9]+)_assignsubmission_[a-z]+_?", re.DOTALL)
+MOODLE_FILE = re.compile(r"(?P<name>.*?)_(?P<uid>[0-9]+)_assignsubmission_file_(?P<file>.+)", re.DOTALL)
 ID_SHAPE = re.compile(r"[A-Za-z0-9_.@-]{1,100}")
 
 
