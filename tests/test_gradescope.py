@@ -3,6 +3,7 @@ environment built from its own requirements in a fresh venv (not the project's),
 ``run_autograder`` run on the exemplars' example submissions and on a cheat."""
 
 import json
+import pickle
 
 import pytest
 
@@ -25,6 +26,119 @@ def test_gradescope_simulation_matches_pdl_grade(assignment, venv, tmp_path):
     ok = simulate.check_simulation(assignment, zip_file, venv, tmp_path, log=lines.append)
     assert ok, "\n".join(lines)
     assert len(lines) == len(simulate.CASES)
+
+
+class _Unpickled:
+    """A pickle whose loading runs ``code`` (as otter's runner would load a student's .OTTER_LOG)."""
+
+    def __init__(self, code: str):
+        self.code = code
+
+    def __reduce__(self):
+        return exec, (self.code,)
+
+
+def hostile_extras(marker_dir) -> dict[str, bytes]:
+    """Files a student may upload beside the notebook, each leaving a marker file if it is ever
+    unpickled, imported or run: otter's log (a pickle), modules otter's kernel or Python would
+    import from the submission folder, a .pth and an otter config."""
+    def leave(name):
+        return f"open({str(marker_dir / name)!r}, 'w').write('ran')\n"
+    extras = {name: leave(name).encode() for name in (
+        "numpy.py", "sitecustomize.py", "usercustomize.py", "ipykernel_launcher.py", "otter.py", "nbformat.py",
+        "pytest.py", "conftest.py", "matplotlib.py", "__init__.py")}
+    extras[".OTTER_LOG"] = pickle.dumps(_Unpickled(leave("OTTER_LOG")))
+    extras["results.pkl"] = pickle.dumps(_Unpickled(leave("results.pkl")))
+    extras["evil.pth"] = f"import os; {leave('pth').strip()}\n".encode()
+    extras["otter_config.json"] = json.dumps({"grade_from_log": True, "pdf": True}).encode()
+    return extras
+
+
+@pytest.mark.xdist_group("gradescope")
+def test_gradescope_grades_the_notebook_and_nothing_else(venv, tmp_path):
+    """An untouched release uploaded with a pickled otter log that would have given full marks,
+    and modules named like what otter or Python imports: still 0, as pdl grade says, and none of
+    the files was unpickled, imported or run; otter saw only the notebook pdl wrote."""
+    from autograder.run.paths import REPO
+
+    assignment = EXEMPLARS[0]
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    nb = tmp_path / "input" / f"{assignment}.ipynb"
+    nb.parent.mkdir()
+    nb.write_bytes((REPO / "examples" / "submissions" / assignment / "stub.ipynb").read_bytes())
+    got = simulate.simulate(build_otter_zip(assignment), nb, venv, tmp_path / "gs", extra_files=hostile_extras(markers),
+                            extra_env={"PDL_TIMEOUT_S": "60", "PDL_CALL_TIMEOUT_S": "10"})
+    results.check_results_json(got)
+    assert got["score"] == 0.0 and any(t.get("max_score") for t in got["tests"]), got
+    assert list(markers.iterdir()) == []
+    # what otter's runner added (tests/, __init__.py) beside the one notebook pdl wrote
+    assert got["_submission"] == ["__init__.py", f"{assignment}.ipynb", "tests"]
+
+
+def otter_folder(tmp_path, assignment: str):
+    ag = tmp_path / "ag"
+    (ag / "source").mkdir(parents=True)
+    (ag / "submission").mkdir()
+    (ag / "source" / "otter_config.json").write_text(json.dumps(
+        {"plugins": [{"autograder.gradescope.plugin.PdlGrading": {"assignment": assignment}}]}))
+    return ag
+
+
+def test_the_submission_folder_is_reduced_to_the_notebook_pdl_read(tmp_path, correct_nb):
+    """Before otter runs: extras deleted unread (a link's target kept), the notebook rewritten
+    under the assignment's name with its outputs dropped."""
+    from autograder.gradescope.plugin import prepare_submission
+    from autograder.run.notebook import load_submission
+
+    ag = otter_folder(tmp_path, EXEMPLARS[0])
+    sub = ag / "submission"
+    nb = json.loads(json.dumps(correct_nb))
+    first = next(k for k, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
+    nb["cells"][first]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x" * 100_000}]
+    (sub / "my homework.ipynb").write_text(json.dumps(nb))
+    for name, data in hostile_extras(tmp_path).items():
+        (sub / name).write_bytes(data)
+    (sub / "data").mkdir()
+    (sub / "data" / "x.py").write_text("1")
+    outside = tmp_path / "keep.txt"
+    outside.write_text("not the student's")
+    (sub / "link").symlink_to(outside)
+    (sub / "linkdir").symlink_to(tmp_path / "ag" / "source", target_is_directory=True)
+    assert prepare_submission(str(ag)) is True
+    assert [p.name for p in sub.iterdir()] == [f"{EXEMPLARS[0]}.ipynb"]
+    written = (sub / f"{EXEMPLARS[0]}.ipynb").read_bytes()
+    assert b"xxxxxxxx" not in written and json.loads(written)["cells"][first]["outputs"] == []
+    assert written == load_submission(sub / f"{EXEMPLARS[0]}.ipynb")[0]
+    assert outside.read_text() == "not the student's" and (ag / "source" / "otter_config.json").exists()
+    assert not (ag / "results" / "results.json").exists()
+
+
+@pytest.mark.parametrize("layout,note", [
+    ({"a.ipynb": "{}", "b.ipynb": "{}"}, "exactly one notebook"),
+    ({"notes.txt": "hi"}, "exactly one notebook"),
+    ({"nb.ipynb": "@link"}, "is a link or a folder"),
+    ({"nb.ipynb": "@dir"}, "is a link or a folder"),
+])
+def test_not_exactly_one_notebook_file_is_a_note_to_the_student(tmp_path, correct_nb, layout, note):
+    from autograder.gradescope.plugin import prepare_submission
+
+    ag = otter_folder(tmp_path, EXEMPLARS[0])
+    target = tmp_path / "real.ipynb"
+    target.write_text(json.dumps(correct_nb))
+    for name, content in layout.items():
+        path = ag / "submission" / name
+        if content == "@link":
+            path.symlink_to(target)
+        elif content == "@dir":
+            path.mkdir()
+        else:
+            path.write_text(content)
+    assert prepare_submission(str(ag)) is False
+    data = json.loads((ag / "results" / "results.json").read_text())
+    results.check_results_json(data)
+    assert data["score"] == 0 and note in data["tests"][0]["output"] and data["tests"][0]["visibility"] == "visible"
+    assert list((ag / "submission").iterdir()) == [] and target.exists()
 
 
 @pytest.mark.xdist_group("gradescope")
@@ -73,7 +187,7 @@ def test_zip_installs_only_what_grading_uses():
         reqs = zf.read("requirements.txt").decode()
         pinned = {ln.split("==")[0] for ln in reqs.splitlines() if ln and not ln.startswith(("#", "--"))}
         assert all("==" in ln for ln in reqs.splitlines() if ln and not ln.startswith(("#", "--")))
-        assert pinned - {"numpy", "scipy", "matplotlib", "pytest", "ipython", "otter-grader[grading]"} == extra
+        assert pinned - {"numpy", "scipy", "matplotlib", "pytest", "ipython", "ijson", "otter-grader[grading]"} == extra
         assert ("whl/cpu" in reqs) == ("torch" in extra)
         setup = zf.read("setup.sh").decode()
         assert "playwright" not in setup and "build-essential" not in setup

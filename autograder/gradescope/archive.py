@@ -19,32 +19,20 @@ The zip keeps otter's format (``otter generate`` builds it) with these changes:
 
 from __future__ import annotations
 
-import ast
 import sys
 from importlib import metadata
 
 from autograder.run.grading import load_release
+from autograder.run.packages import imported_modules
 from autograder.run.paths import REPO
 from autograder.run.sandbox import ACCOUNT
 
 # What the grading side imports (pinned to the versions that generated the course).
-GRADING_PACKAGES = ["numpy", "scipy", "matplotlib", "pytest", "ipython", "otter-grader[grading]"]
+GRADING_PACKAGES = ["numpy", "scipy", "matplotlib", "pytest", "ipython", "ijson", "otter-grader[grading]"]
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 # Beside the run layer (autograder/run/, all of it): the plugin otter loads, and what it writes.
 GRADESCOPE_MODULES = ("__init__.py", "gradescope/__init__.py", "gradescope/plugin.py", "gradescope/results.py")
 PLUGIN = "autograder.gradescope.plugin.PdlGrading"
-
-
-def imported_modules(code: str) -> set[str]:
-    """Top-level names of the absolute imports in ``code`` (cell magics skipped)."""
-    code = "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!")))
-    names = set()
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
 
 
 def grading_imports(assignment: str) -> set[str]:
@@ -130,17 +118,21 @@ def run_autograder(otter_script: str) -> str:
             'exec python "$AG/source/run_otter.py"\n')
 
 
-RUN_OTTER = '''"""Runs Otter-Grader's autograding process; the grading itself is pdl's (autograder.gradescope.plugin)."""
+RUN_OTTER = '''"""Runs Otter-Grader's autograding process; the grading itself is pdl's (autograder.gradescope.plugin).
+
+First the submission folder is reduced to the notebook, as pdl reads it (prepare_submission): no
+other file a student uploads reaches otter's runner, which would unpickle its log file and start
+its kernel in that folder."""
 
 import os
 
 from otter.run.run_autograder import main as run_autograder
 
-from autograder.gradescope.plugin import grade_unreadable
+from autograder.gradescope.plugin import prepare_submission
 
 if __name__ == "__main__":
     ag = os.environ.get("PDL_AUTOGRADER_DIR", "/autograder")
-    if not grade_unreadable(ag):  # otter itself cannot open a file that is not a notebook
+    if prepare_submission(ag):  # else results.json holds the verdict: a note, or the unreadable notebook's 0
         run_autograder(ag)
 '''
 

@@ -1,16 +1,20 @@
 """otter-grader plugin: otter's runner (Gradescope's ``run_autograder``, or ``otter run -a <zip>``)
 grades through ``autograder.run.grading.grade``, the engine of ``pdl grade``.
 
-``before_execution`` grades the real submission in pdl's sandbox and gives otter's kernel an
-empty notebook, so nothing of the student's ever runs in otter's (root) kernel;
-``after_grading`` makes otter write pdl's verdict as Gradescope's results.json
+``prepare_submission`` runs first (the zip's ``run_otter.py``, before otter's runner): it reduces
+the submission folder to the notebook as pdl reads it, so otter never opens a student's file.
+``before_execution`` grades that notebook in pdl's sandbox and gives otter's kernel an empty
+notebook, so nothing of the student's ever runs in otter's (root) kernel; ``after_grading`` makes otter write pdl's verdict as Gradescope's results.json
 (``autograder.gradescope.results``).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -21,36 +25,93 @@ from otter.run.run_autograder.utils import OtterRuntimeError
 import course_config
 from autograder.gradescope.results import results
 from autograder.run.grading import grade
+from autograder.run.notebook import SubmissionError, load_submission
 from autograder.run.paths import REPO
 from autograder.run.sandbox import SandboxUnavailable
 
 
-def grade_unreadable(ag: str) -> bool:
-    """If the one notebook in ``<ag>/submission`` cannot be read as a notebook (otter would stop
-    with a traceback before any plugin runs), grade it with pdl (0, with the reason) and write
-    results.json; True if it did."""
+def prepare_submission(ag: str) -> bool:
+    """Before otter's runner starts (the zip's ``run_otter.py``): reduce ``<ag>/submission`` to
+    the notebook. Nothing else a student uploads reaches otter, which would unpickle its log file
+    (``.OTTER_LOG``) as root and start its kernel in that folder (a ``.py`` there is importable).
+    The notebook must be the folder's one ``.ipynb``, a regular file; pdl reads it
+    (``load_submission``: code and text only, outputs and attachments skipped unread) and writes
+    what it kept as ``<assignment>.ipynb``; everything the student uploaded is then deleted unread.
 
-    notebooks = sorted(Path(ag, "submission").glob("*.ipynb"))
-    if len(notebooks) != 1:
-        return False  # none or several: otter's own message says so
+    True when otter may run. False when results.json already holds the verdict: a note to the
+    student (not exactly one notebook, or a link), the notebook graded by pdl as unreadable (0,
+    with the reason), or an "Autograder Error" where the folder could not be cleared."""
+
+    folder = Path(ag, "submission")
     try:
-        nbformat.reads(notebooks[0].read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
+        names = sorted(os.listdir(folder))
+        notebooks = [n for n in names if n.endswith(".ipynb")]
+        if len(notebooks) != 1:
+            shown = ", ".join(ascii(n)[:80] for n in notebooks[:5]) or "none"
+            return _refuse(ag, folder, f"Submit exactly one notebook (.ipynb file); this submission has "
+                                       f"{len(notebooks)} ({shown}). Nothing was graded.")
+        path = folder / notebooks[0]
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return _refuse(ag, folder, f"{ascii(notebooks[0])[:80]} is a link or a folder, not a notebook "
+                                       "file; submit the .ipynb file itself. Nothing was graded.")
+        assignment = _assignment(ag)
+        try:
+            data, _ = load_submission(path)
+        except SubmissionError:
+            _grade_unreadable(ag, path, assignment)
+            _clear(folder)
+            return False
+        _clear(folder)
+        (folder / f"{assignment}.ipynb").write_bytes(data)
+        return True
+    except OSError as exc:  # the folder could not be read or cleared: otter must not see it
+        _write_results(ag, {"score": 0, "stdout_visibility": "hidden", "tests": [
+            {"name": "Autograder Error", "output": f"pdl refused to grade: cannot prepare the submission "
+                                                   f"folder ({exc.strerror})"}]})
         return False
-    except Exception:  # noqa: BLE001 - whatever otter would choke on
-        pass
 
+
+def _assignment(ag: str) -> str:
     config = json.loads(Path(ag, "source", "otter_config.json").read_text())
     plugin = next(p for p in config["plugins"] if isinstance(p, dict))
+    return next(iter(plugin.values()))["assignment"]
+
+
+def _clear(folder: Path) -> None:
+    """Delete everything in ``folder``, never following a link; OSError if anything is left."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)  # fd-based on Linux: a link inside is removed, not followed
+        else:
+            os.unlink(entry.path)
+    if os.listdir(folder):
+        raise OSError(errno.ENOTEMPTY, "files are left in the submission folder")
+
+
+def _refuse(ag: str, folder: Path, note: str) -> bool:
+    _clear(folder)
+    print(f"pdl: not graded: {note}")
+    _write_results(ag, {"score": 0.0, "stdout_visibility": "hidden", "tests": [
+        {"name": "Notes from the grader", "status": "failed", "visibility": "visible", "output": note}]})
+    return False
+
+
+def _grade_unreadable(ag: str, path: Path, assignment: str) -> None:
+    """A notebook that cannot be read (otter would stop with a traceback before any plugin
+    runs): graded by pdl (0, with the reason), written as results.json."""
     try:
-        report = pdl_grade(notebooks[0], next(iter(plugin.values()))["assignment"])
+        report = pdl_grade(path, assignment)
         data = results(report.to_dict())
         print(f"pdl: {report.score:g} / {report.max_score:g}: {report.errors[0] if report.errors else ''}")
     except SandboxUnavailable as exc:  # as otter writes an OtterRuntimeError
         data = {"score": 0, "stdout_visibility": "hidden",
                 "tests": [{"name": "Autograder Error", "output": f"pdl refused to grade: {exc}"}]}
+    _write_results(ag, data)
+
+
+def _write_results(ag: str, data: dict) -> None:
     Path(ag, "results").mkdir(exist_ok=True)
     Path(ag, "results", "results.json").write_text(json.dumps(data, indent=2))
-    return True
 
 
 def pdl_grade(path, assignment: str, **options):

@@ -73,11 +73,12 @@ def _build_venv(venv: Path, reqs: bytes) -> Path:
 
 
 def simulate(zip_path: Path, submission: Path, venv: Path, root: Path, timeout: float = 900,
-             extra_env: dict | None = None) -> dict:
+             extra_env: dict | None = None, extra_files: dict[str, bytes] | None = None) -> dict:
     """Grade ``submission`` as Gradescope would: the zip unpacked into ``root/autograder/source``,
-    the notebook in ``root/autograder/submission``, the zip's ``setup_account.sh`` and
-    ``run_autograder`` run as root with ``venv`` first on the PATH. Returns results.json plus
-    ``_seconds`` (wall time) and ``_stdout``."""
+    the notebook in ``root/autograder/submission`` (with ``extra_files``, name: bytes, uploaded
+    beside it), the zip's ``setup_account.sh`` and ``run_autograder`` run as root with ``venv``
+    first on the PATH. Returns results.json plus ``_seconds`` (wall time), ``_stdout`` and
+    ``_submission`` (the submission folder's names afterwards)."""
 
     ag = root / "autograder"
     for sub in ("source", "submission", "results"):
@@ -87,6 +88,8 @@ def simulate(zip_path: Path, submission: Path, venv: Path, root: Path, timeout: 
     for script in ("run_autograder", "setup.sh", "pdl/setup_account.sh"):
         (ag / "source" / script).chmod(0o755)
     shutil.copy(submission, ag / "submission" / submission.name)
+    for name, data in (extra_files or {}).items():
+        (ag / "submission" / name).write_bytes(data)
     (ag / "submission_metadata.json").write_text("{}")
     env = {"PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(root),
            "PDL_AUTOGRADER_DIR": str(ag), "LANG": "C.UTF-8"}
@@ -106,6 +109,7 @@ def simulate(zip_path: Path, submission: Path, venv: Path, root: Path, timeout: 
                            + proc.stderr.decode("utf-8", "replace")[-3000:])
     data = json.loads(out.read_text())
     data["_seconds"], data["_stdout"] = round(seconds, 1), proc.stdout.decode("utf-8", "replace")
+    data["_submission"] = sorted(p.name for p in (ag / "submission").iterdir())
     return data
 
 

@@ -7,11 +7,37 @@ raises anything but ``SubmissionError``.
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 from pathlib import Path
+
+import ijson  # streaming JSON: a notebook's outputs and attachments are skipped, never held
 
 from autograder.run.paths import REPO
 
 ANSWER_PLACEHOLDER = "*Your answer here.*"  # what an answer cell holds in the release
+MAX_NOTEBOOK_MB = 500     # a submitted file above this is refused unread
+MAX_KEPT = 8 << 20        # characters kept of one notebook (code, text, tags): outputs and attachments aside
+MAX_STRING = 2 << 20      # bytes of one JSON string the parser sees; a longer one is skipped unread
+MAX_DEPTH = 64            # nesting of a kept value (metadata); of the whole file: MAX_FILE_DEPTH
+MAX_FILE_DEPTH = 512
+_CHUNK = 1 << 20          # bytes read at a time: at most MAX_STRING (a string within one passes whole)
+_CLIPPED = "\x00pdl: a string longer than MAX_STRING\x00"
+_CLIPPED_JSON = json.dumps(_CLIPPED).encode()
+_NUMBER = b"0123456789+-.eE"  # the bytes of a JSON number: the one unbounded token outside strings
+_LONG_NUMBER = re.compile(rb"[0-9+\-.eE]{65536}")
+_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)  # to a closing quote, a final backslash or the end
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_WHOLE_STRINGS = re.compile(rb'(?:[^"]*"[^"\\]*(?:\\.[^"\\]*)*")*', re.S)  # text between, and whole strings
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+# What the grader keeps of a submission (an allow-list; everything else is skipped unread): True
+# keeps a value whole, a dict those keys of an object, a one-item list its item's for every element.
+_CELL = {"id": True, "cell_type": True, "source": True, "metadata": {"tags": True, "pdl": True},
+         "input": True, "language": True, "level": True}  # nbformat 3: code in input, headings' level
+_NOTEBOOK = {"nbformat": True, "nbformat_minor": True, "metadata": {"kernelspec": True, "language_info": True},
+             "cells": [_CELL], "worksheets": [{"cells": [_CELL]}]}
 
 
 class SubmissionError(ValueError):
@@ -90,27 +116,223 @@ def read_notebook(path: Path) -> list[tuple[int, str, set]]:
 
 
 def load_submission(path: Path) -> tuple[bytes, dict]:
-    """The file's bytes and the parsed notebook (nbformat 4); SubmissionError if unreadable."""
+    """The notebook (nbformat 4) as the student's process gets it, as bytes and parsed: only its
+    cells' code and text, ids and tags, and the notebook's kernel (``_NOTEBOOK``, an allow-list);
+    outputs, attachments and execution counts are dropped unread. Streamed: the grader holds no
+    more than the kept part and one string of ``MAX_STRING``, whatever the file's size.
+    SubmissionError if unreadable, or over ``MAX_NOTEBOOK_MB``."""
     try:
-        raw = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block
     except OSError as exc:
         raise SubmissionError(f"cannot read the file: {exc.strerror}") from None
-    if not raw.strip():
-        raise SubmissionError("the notebook file is empty")
-    try:
-        nb = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SubmissionError(f"the notebook is not valid JSON ({exc}); re-download it from "
-                              "Jupyter with File > Save and submit that file") from None
-    if not isinstance(nb, dict):
-        raise SubmissionError("the file is JSON but not a notebook")
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SubmissionError("the submission is not a regular file")
+        if info.st_size > MAX_NOTEBOOK_MB << 20:
+            raise SubmissionError(too_large(info.st_size))
+        if info.st_size == 0:
+            raise SubmissionError("the notebook file is empty")
+        stream = _Clipped(fh)
+        events = ijson.basic_parse(stream, buf_size=_CHUNK, use_float=True)
+        try:
+            nb = _Kept(events).notebook()
+        except ijson.IncompleteJSONError as exc:
+            if stream.blank:
+                raise SubmissionError("the notebook file is empty") from None
+            raise SubmissionError(_invalid(exc)) from None
+        except (ijson.JSONError, UnicodeDecodeError, ValueError) as exc:
+            if isinstance(exc, SubmissionError):
+                raise
+            raise SubmissionError(_invalid(exc)) from None
     if nb.get("nbformat") == 3 or "worksheets" in nb:
+        for sheet in nb.get("worksheets") if isinstance(nb.get("worksheets"), list) else []:
+            for cell in sheet.get("cells") or [] if isinstance(sheet, dict) else []:
+                if isinstance(cell, dict) and cell.get("cell_type") == "code":
+                    cell["outputs"] = []  # dropped unread; nbformat's upgrade expects the key
         try:
             import nbformat  # heavy: only an nbformat 3 notebook pays for this import
             nb = nbformat.convert(nbformat.from_dict(nb), 4)
         except Exception as exc:  # noqa: BLE001
             raise SubmissionError(f"cannot convert this nbformat 3 notebook: {exc}") from None
-    return raw, nb
+    for cell in nb.get("cells") if isinstance(nb.get("cells"), list) else []:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            cell.update(outputs=[], execution_count=None)
+    return json.dumps(nb, indent=1).encode(), nb
+
+
+def too_large(size: int) -> str:
+    return (f"the notebook is {size / 2**20:.0f} MB, over the {MAX_NOTEBOOK_MB} MB limit; clear its outputs "
+            "(Kernel > Restart & Clear Output), save it and submit again")
+
+
+def _invalid(exc: Exception) -> str:
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return (f"the notebook is not valid JSON ({first}); re-download it from Jupyter with File > Save "
+            "and submit that file")
+
+
+class _Clipped:
+    """The file's bytes, read as a file by ijson, with every JSON string longer than
+    ``MAX_STRING`` replaced by ``_CLIPPED``: no JSON parser streams a string, so without this an
+    attachment of 150 MB would be held whole. Refuses a file over ``MAX_NOTEBOOK_MB``, a number
+    of more than 64 KB and nesting deeper than ``MAX_FILE_DEPTH`` (the parser would hold those)."""
+
+    def __init__(self, fh):
+        self._fh = fh
+        self._in_string = self._escaped = self._clipped = False
+        self._string = bytearray()  # the current string so far, from its opening quote
+        self._number = 0            # length of the number the previous chunk ended in
+        self._depth = 0
+        self.size = 0
+        self.blank = True           # nothing but whitespace so far
+
+    def read(self, n: int = -1) -> bytes:
+        out = bytearray()
+        while not out and n:  # ijson reads 0 bytes first, to learn the type
+            chunk = self._fh.read(_CHUNK)
+            if not chunk:
+                if self._in_string:  # unterminated: the parser says so
+                    out += self._string
+                    self._in_string = False
+                return bytes(out)
+            self.size += len(chunk)
+            if self.size > MAX_NOTEBOOK_MB << 20:
+                raise SubmissionError(too_large(self.size))
+            self.blank = self.blank and not chunk.strip()
+            self._feed(chunk, out)
+        return bytes(out)
+
+    def _feed(self, chunk: bytes, out: bytearray) -> None:
+        i, n = 0, len(chunk)
+        while i < n:
+            if self._in_string:
+                i = self._string_part(chunk, i, out)
+                continue
+            # whole strings within the chunk are shorter than a chunk, so than MAX_STRING: they pass
+            end = _WHOLE_STRINGS.match(chunk, i).end()
+            j = chunk.find(b'"', end)  # a string that goes on into the next chunk
+            stop = n if j < 0 else j
+            self._outside(_STRING.sub(b'""', chunk[i:stop]), closed=j >= 0)
+            out += chunk[i:stop]
+            if j < 0:
+                return
+            self._in_string, self._clipped, self._string = True, False, bytearray(b'"')
+            i = j + 1
+
+    def _string_part(self, chunk: bytes, i: int, out: bytearray) -> int:
+        """Take the current string's bytes from ``chunk[i:]``, to its end or the chunk's; where
+        to go on."""
+        n, start = len(chunk), i
+        if self._escaped:  # the previous chunk ended on a backslash: this byte is escaped
+            self._escaped, i = False, i + 1
+        end = _STRING_BODY.match(chunk, i).end()
+        closed = end < n and chunk[end] == ord('"')
+        if end < n and not closed:  # a backslash, the chunk's last byte
+            self._escaped, end = True, n
+        if not self._clipped:
+            self._string += chunk[start:end]
+            if len(self._string) > MAX_STRING:
+                self._clipped, self._string = True, bytearray()
+        if not closed:
+            return end
+        out += _CLIPPED_JSON if self._clipped else self._string + b'"'
+        self._in_string, self._string = False, bytearray()
+        return end + 1
+
+    def _outside(self, text: bytes, closed: bool) -> None:
+        """Between strings: numbers must be short and nesting shallow."""
+        lead = len(text) - len(text.lstrip(_NUMBER))
+        if self._number + lead >= 65536 or _LONG_NUMBER.search(text):
+            raise SubmissionError("the notebook is not valid JSON (a number of more than 64 KB)")
+        if closed:
+            self._number = 0
+        elif lead == len(text):
+            self._number += lead
+        else:
+            self._number = len(text) - len(text.rstrip(_NUMBER))
+        opens = text.count(b"[") + text.count(b"{")
+        if self._depth + opens <= MAX_FILE_DEPTH:
+            self._depth += opens - text.count(b"]") - text.count(b"}")
+            return
+        for bracket in _BRACKET.findall(text):
+            self._depth += 1 if bracket in (b"[", b"{") else -1
+            if self._depth > MAX_FILE_DEPTH:
+                raise SubmissionError(f"the notebook is not valid JSON (nested more than {MAX_FILE_DEPTH} deep)")
+
+
+class _Kept:
+    """Builds the kept part (``_NOTEBOOK``) of a notebook from ijson's events; skips the rest."""
+
+    def __init__(self, events):
+        self._events = iter(events)
+        self._size = 0
+
+    def _next(self):
+        try:
+            return next(self._events)
+        except StopIteration:
+            raise ijson.IncompleteJSONError("the file ends before the notebook does") from None
+
+    def notebook(self) -> dict:
+        event, value = self._next()
+        if event != "start_map":
+            self._skip(event)
+            raise SubmissionError("the file is JSON but not a notebook")
+        nb = self._object(_NOTEBOOK)
+        for event, _ in self._events:  # the parser checks the rest of the file
+            raise ijson.JSONError(f"more after the notebook ({event})")
+        return nb
+
+    def _take(self, event, value, schema):
+        if schema is True:
+            return self._whole(event, value)
+        if event == "start_map" and isinstance(schema, dict):
+            return self._object(schema)
+        if event == "start_array" and isinstance(schema, list):
+            out = []
+            while (item := self._next())[0] != "end_array":
+                out.append(self._take(*item, schema[0]))
+            return out
+        self._skip(event)
+        return None  # not the kind expected: as if absent (a cell keeps its place)
+
+    def _object(self, schema: dict) -> dict:
+        out = {}
+        while (item := self._next())[0] != "end_map":
+            event, value = self._next()
+            if item[1] in schema:
+                out[item[1]] = self._take(event, value, schema[item[1]])
+            else:
+                self._skip(event)
+        return out
+
+    def _skip(self, event) -> None:
+        depth = event in ("start_map", "start_array")
+        while depth:
+            event, _ = self._next()
+            depth += (event in ("start_map", "start_array")) - (event in ("end_map", "end_array"))
+
+    def _whole(self, event, value):
+        builder, depth = ijson.ObjectBuilder(), 0
+        while True:
+            if event in ("start_map", "start_array"):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise SubmissionError(f"the notebook's metadata is nested more than {MAX_DEPTH} deep")
+            elif event in ("end_map", "end_array"):
+                depth -= 1
+            elif value == _CLIPPED:
+                raise SubmissionError(f"a line of the notebook's code or text is longer than {MAX_STRING >> 20} MB; "
+                                      "split it, or load the data from a file")
+            self._size += len(value) if isinstance(value, str) else 8
+            if self._size > MAX_KEPT:
+                raise SubmissionError(f"the notebook's code and text are over {MAX_KEPT >> 20} MB (outputs "
+                                      "and attachments aside); move data into files")
+            builder.event(event, value)
+            if depth == 0:
+                return builder.value
+            event, value = self._next()
 
 
 
