@@ -215,9 +215,10 @@ def _cohort(out: Path) -> dict:
     return summary
 
 
-def _pages(out: Path) -> list[Path]:
-    return [out / "report.html", out / "written.html"] + sorted(
-        p for p in (out / "feedback").glob("*.html") if p.name != "elsewhere.html")
+def _pages(out: Path, summary: dict) -> list[Path]:
+    """Every page the cohort wrote: the report, the written answers, each student's feedback."""
+    return [out / "report.html", out / "written.html"] + [out / "feedback" / f"{r['student']}.html"
+                                                          for r in summary["results"]]
 
 
 @pytest.fixture(scope="module")
@@ -242,13 +243,16 @@ def _without_policy(page: Path) -> Path:
 def test_no_vector_runs_on_any_page(cohort, policy):
     out, summary = cohort
     found = {}
-    written = _pages(out)
-    assert len(written) == 2 + len(summary["results"])
+    written = _pages(out, summary)
+    assert all(page.is_file() for page in written)
+    assert sorted(p.name for p in (out / "feedback").glob("*.html") if not p.name.startswith("nopolicy-")) == \
+        sorted([p.name for p in written[2:]] + ["elsewhere.html"])  # no page left out
     for page in written:
         dom = browser.dump_dom(page if policy else _without_policy(page))
         assert "</html>" in dom and "<h1>" in dom, page.name  # the page itself, rendered
-        if problems(dom):
-            found[page.name] = problems(dom)
+        seen = problems(dom)
+        if seen:
+            found[page.name] = seen
     assert found == {}
 
 

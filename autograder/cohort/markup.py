@@ -172,10 +172,10 @@ for _tag in CLASSES:
     ATTRIBUTES.setdefault(_tag, set()).add("class")
 LINK_REL = "noopener noreferrer nofollow"
 # a link: another page of the cohort (feedback/<id>.html, written.html), an anchor, or the web
-_HREF = re.compile(r"(?:(?:feedback/)?[\w.~%-]+\.html|#[\w.:~%-]*|(?:https?://|mailto:)[^\s\"'<>`\\]+)\Z", re.A)
+_HREF = re.compile(r"(?:(?:feedback/)?[\w.~%-]+\.html|#[\w.:~%-]*|(?:https?://|mailto:)[^\s\"'<>`\\]+)\Z", re.ASCII)
 _SRC = re.compile(r"data:image/png;base64,[A-Za-z0-9+/]+={0,2}\Z")  # the report's figures, inline
 _ID = re.compile(r"[\w.:-]{1,200}\Z")
-_MATH_VALUE = re.compile(r"[\w.+# %-]{0,100}\Z", re.A)  # lengths, keywords, colours: no url(), no quotes
+_MATH_VALUE = re.compile(r"[\w.+# %-]{0,100}\Z", re.ASCII)  # lengths, keywords, colours: no url(), no quotes
 
 
 def _attribute(tag: str, name: str, value: str) -> str | None:
