@@ -200,6 +200,16 @@ def test_moodle_download(tmp_path, as_zip):
     assert unmatched == ["Jane Doe_4242_assignsubmission_onlinetext_/onlinetext.html: not a notebook; not graded"]
 
 
+def test_moodle_download_without_folders(tmp_path):
+    root = tree(tmp_path / "moodle", {f"Jane Doe_4242_assignsubmission_file_{NB}": "{}",
+                                      "Jane Doe_4242_assignsubmission_file_notes.ipynb": "{}",
+                                      f"Max_7_assignsubmission_file_x_4242_assignsubmission_file_{NB}": "{}"})
+    subs, unmatched = discover(root, EXEMPLAR)
+    got = {s.lms_id: (s.student, s.name, s.path.name) for s in subs}
+    assert got == {"4242": ("Jane_Doe", "Jane Doe", f"Jane Doe_4242_assignsubmission_file_{NB}"),
+                   "7": ("Max", "Max", f"Max_7_assignsubmission_file_x_4242_assignsubmission_file_{NB}")}
+    assert len(unmatched) == 1 and "notes.ipynb" in unmatched[0]
+
 def test_names_as_written_ids_in_ascii(tmp_path):
     root = tree(tmp_path / "subs", {f"Émile Zola/{NB}": "{}", "王伟.ipynb": "{}", f"Zoë\u202e evil\n/{NB}": "{}"})
     subs, _ = discover(root, EXEMPLAR)
