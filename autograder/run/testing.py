@@ -63,11 +63,18 @@ def assert_close(actual, expected, rtol: float = 1e-7, atol: float = 1e-10, name
         for i, (a, e) in enumerate(zip(actual, expected)):
             assert_close(a, e, rtol, atol, f"{name}[{i}]")
         return
+    e = np.asarray(expected)
+    # The reference's answer is the contract: shape and kind are checked before anything is
+    # converted, so an answer's size costs the grader no more than the expected one's.
+    if isinstance(actual, np.ndarray):
+        if actual.dtype.kind not in "biufc":
+            raise AssertionError(f"{name}: expected numbers, got an array of {actual.dtype.kind!r} values")
+        if actual.shape != e.shape and not (actual.size == e.size == 1):
+            raise AssertionError(f"{name}: wrong shape {actual.shape}, expected {e.shape}")
     try:
         a = np.asarray(actual, dtype=float if not np.iscomplexobj(actual) else complex)
     except (TypeError, ValueError):
         raise AssertionError(f"{name}: expected numbers, got {type(actual).__name__}") from None
-    e = np.asarray(expected)
     if a.shape != e.shape:
         if a.size == e.size == 1:
             a = a.reshape(e.shape)
