@@ -27,7 +27,6 @@ _CLIPPED = "\x00pdl: a string longer than MAX_STRING\x00"
 _CLIPPED_JSON = json.dumps(_CLIPPED).encode()
 _NUMBER = b"0123456789+-.eE"  # the bytes of a JSON number: the one unbounded token outside strings
 _LONG_NUMBER = re.compile(rb"[0-9+\-.eE]{65536}")
-_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)  # to a closing quote, a final backslash or the end
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _WHOLE_STRINGS = re.compile(rb'(?:[^"]*"[^"\\]*(?:\\.[^"\\]*)*")*', re.S)  # text between, and whole strings
 _BRACKET = re.compile(rb"[\[\]{}]")
@@ -222,14 +221,20 @@ class _Clipped:
 
     def _string_part(self, chunk: bytes, i: int, out: bytearray) -> int:
         """Take the current string's bytes from ``chunk[i:]``, to its end or the chunk's; where
-        to go on."""
+        to go on. A quote ends it unless an odd run of backslashes comes before it."""
         n, start = len(chunk), i
-        if self._escaped:  # the previous chunk ended on a backslash: this byte is escaped
-            self._escaped, i = False, i + 1
-        end = _STRING_BODY.match(chunk, i).end()
-        closed = end < n and chunk[end] == ord('"')
-        if end < n and not closed:  # a backslash, the chunk's last byte
-            self._escaped, end = True, n
+        while True:
+            end = chunk.find(b'"', i)
+            closed = end >= 0
+            end = end if closed else n
+            k = end
+            while k > start and chunk[k - 1] == 0x5C:  # backslash
+                k -= 1
+            escaped = (end - k + (k == start and self._escaped)) % 2 == 1
+            if not closed or not escaped:
+                break
+            i = end + 1
+        self._escaped = not closed and escaped  # the next chunk's first byte is escaped
         if not self._clipped:
             self._string += chunk[start:end]
             if len(self._string) > MAX_STRING:
