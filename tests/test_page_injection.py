@@ -9,9 +9,9 @@ id notes, and the TA's comments and scores in ``written_scores.csv``. Each page 
 (report.html, written.html, feedback/<student>.html) is then opened in headless Chromium and its
 DOM inspected (``--dump-dom``, after virtual time for timers and refreshes): no marker, only
 inert elements and attributes, only safe links; once as written and once without its
-Content-Security-Policy (so the sanitizer alone must hold). The same vectors on a page without
-either protection do run there (the detector sees them), and with the policy alone no script
-runs. The pages still show the student's text, escaped, and real math as laid-out MathML.
+Content-Security-Policy (so the sanitizer alone must hold). The same vectors, raw, on a page
+without either protection do run there (the detector sees them); with the policy alone no script
+runs; the sanitizer alone leaves nothing of them that could. The pages still show the student's text, escaped, and real math as laid-out MathML.
 """
 
 import csv
@@ -275,43 +275,57 @@ def test_pages_show_the_hostile_text_as_text_and_the_math_as_math(cohort):
     assert ID_VECTORS[1] in feedback and NAME_VECTOR in feedback
 
 
-def _raw_page(folder: Path, with_policy: bool, monkeypatch) -> Path:
-    """The vectors as they would stand without the sanitizer: raw HTML, TeX through
-    latex2mathml's own convert() (what the pages used), Markdown links as links. Without the
-    refresh (it would leave the page before anything is seen; it has its own page)."""
-    body = "".join(f"<div>{v}</div>" for k, v in HTML_VECTORS.items() if k != REFRESH)
-    body += "".join(f"<p>{library_convert(tex)}</p>" for tex in TEX_VECTORS.values())
-    body += "".join(f'<p><a href="{html.escape(m.group(1))}">md</a></p>' for v in MD_VECTORS.values()
-                    for m in [re.search(r"\]\((.*)\)\Z", v)] if m)
-    if with_policy:
-        monkeypatch.setattr(markup, "sanitize", lambda body: body)
-        text = pages.page("raw", body)
-    else:
+def _raw_page(folder: Path, protection: str, monkeypatch) -> Path:
+    """The vectors as they would stand if nothing escaped them: raw HTML, TeX through
+    latex2mathml's own convert() (what the pages used), Markdown links as links; on a bare page
+    (``none``), through ``pages.page`` without the sanitizer (``policy``), or through it with its
+    policy taken out (``sanitizer``). The refresh only where the sanitizer is: elsewhere it would
+    leave the page before anything is seen (it has its own page)."""
+    vectors = [f"<div>{v}</div>" for k, v in HTML_VECTORS.items() if k != REFRESH or protection == "sanitizer"]
+    vectors += [f"<p>{library_convert(tex)}</p>" for tex in TEX_VECTORS.values()]
+    vectors += [f'<p><a href="{html.escape(m.group(1))}">md</a></p>' for v in MD_VECTORS.values()
+                for m in [re.search(r"\]\((.*)\)\Z", v)] if m]
+    if protection == "sanitizer":  # each alone: an unclosed <style> would take the rest with it
+        vectors = [markup.sanitize(v) for v in vectors]
+    body = "".join(vectors)
+    if protection == "none":
         text = f"<!doctype html><html><head><title>raw</title></head><body>{body}</body></html>"
+    else:
+        if protection == "policy":
+            monkeypatch.setattr(markup, "sanitize", lambda body: body)
+        text = pages.page("raw", body)
     page = folder / "raw.html"
     page.write_text(text)
-    return page
+    (folder / "elsewhere.html").write_text(f"<title>pwned{NAVIGATED}</title>")
+    return _without_policy(page) if protection == "sanitizer" else page
 
 
 @needs_chromium
 def test_the_detector_sees_what_runs_without_protection(tmp_path, monkeypatch):
-    dom = browser.dump_dom(_raw_page(tmp_path, False, monkeypatch))
+    dom = browser.dump_dom(_raw_page(tmp_path, "none", monkeypatch))
     ran = {int(k) for k in FIRED.findall(dom)}
     assert RUNS_RAW <= ran, sorted(RUNS_RAW - ran)
     found = problems(dom)
     for what in ("link javascript:", "link data:text/html", "attribute href= on <mrow>", "attribute style= on <mrow>",
                  "element <iframe>", "element <object>", "element <base>", "element <link>", "<style> in the body"):
         assert any(p.startswith(what) for p in found), what
-    (tmp_path / "elsewhere.html").write_text(f"<title>pwned{NAVIGATED}</title>")
     (tmp_path / "refresh.html").write_text(f"<title>t</title><p>{HTML_VECTORS[REFRESH]}</p>")
     assert "the page navigated away" in problems(browser.dump_dom(tmp_path / "refresh.html"))
 
 
 @needs_chromium
 def test_the_policy_alone_runs_no_script(tmp_path, monkeypatch):
-    dom = browser.dump_dom(_raw_page(tmp_path, True, monkeypatch))
+    dom = browser.dump_dom(_raw_page(tmp_path, "policy", monkeypatch))
     assert "<title>raw" in dom and "<iframe" in dom  # the raw page itself, unsanitized
     assert FIRED.findall(dom) == []
+
+
+@needs_chromium
+def test_the_sanitizer_alone_leaves_nothing_of_the_raw_vectors(tmp_path, monkeypatch):
+    dom = browser.dump_dom(_raw_page(tmp_path, "sanitizer", monkeypatch))
+    assert "<title>raw" in dom and "Content-Security-Policy" not in dom
+    assert problems(dom) == []
+    assert dom.count("<math") >= len(TEX_VECTORS) and "click" in dom and ">md</a>" in dom  # the harmless rest is kept
 
 
 def test_mathml_text_is_escaped():
