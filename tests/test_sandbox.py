@@ -10,6 +10,7 @@ processes, files in the host's /dev/shm).
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -454,3 +455,86 @@ def test_an_unprivileged_grader_gets_the_same_allow_list(tmp_path):
     uid, root, writable = data["answer"]["value"]
     assert uid == 1000 and "root" not in root and "work" not in root and "sys" not in root
     assert writable == ["/tmp", "/home/student"]
+
+
+# -- the Python packages it sees, and where the root is built (issue 21) ---------------------
+FORBIDDEN = ("autograder", "solutions", "grading_tests", "course_config", "otter", "nbgrader", "pdl_course",
+             "__editable__")
+SITES = r'''
+import importlib.metadata, os, sys
+def sites():
+    dirs = [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")]
+    mounts = [line.split() for line in open("/proc/self/mountinfo")]
+    try:
+        course = importlib.metadata.distribution("pdl-course").metadata["Name"]
+    except importlib.metadata.PackageNotFoundError:
+        course = None
+    return {"listed": {p: sorted(os.listdir(p)) for p in dirs},
+            "dists": sorted(d.metadata["Name"] for d in importlib.metadata.distributions()),
+            "course": course, "bin": sorted(os.listdir(os.path.join(sys.prefix, "bin"))),
+            "writable": [m[4] for m in mounts if m[4].startswith(tuple(dirs)) and "ro" not in m[5].split(",")]}
+'''
+
+
+def test_site_packages_hold_only_the_allowed_distributions(nothing_left_behind):
+    """The course's environment holds the course editable (finder and .pth), otter, nbgrader,
+    torch...; the student's process sees what the release imports, the worker's needs and their
+    requirements, read-only, and no metadata of the course."""
+    from packaging.utils import canonicalize_name
+
+    from autograder.run import packages
+    from autograder.run.protocol import decode
+
+    worker = Worker({f"{EXEMPLAR}.ipynb": b"{}"}, memory_mb=2048)
+    try:
+        worker.wait_ready(60)
+        assert worker.run_cells([(0, SITES)], 60) == []
+        answer = worker.request({"op": "call", "name": "sites", "args": [], "kwargs": {"__dict__": []}}, 60)
+    finally:
+        worker.close()
+    assert answer["status"] == "ok", answer
+    seen = decode(answer["value"])
+    listed = [name for names in seen["listed"].values() for name in names]
+    assert {"IPython", "numpy", "scipy", "matplotlib"} <= set(listed)  # the release's imports and the worker's
+    assert [n for n in listed if n.startswith(FORBIDDEN)] == []
+    assert "torch" not in listed  # installed, but this release does not import it
+    allowed = set(packages.allowed_distributions(packages.release_modules(EXEMPLAR)))
+    assert {canonicalize_name(n) for n in seen["dists"]} <= allowed and "pytest" not in allowed
+    assert seen["course"] is None
+    assert seen["bin"] and all(n.startswith("python") for n in seen["bin"])  # no `pdl` or other commands
+    assert seen["writable"] == []
+
+
+IN_SHM = r'''
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from autograder.run import sandbox
+assert sandbox.__file__.startswith(sys.argv[1]), sandbox.__file__
+w = sandbox.Worker({}, memory_mb=2048)
+try:
+    w.wait_ready(60)
+    errors = w.run_cells([(0, "import sys, numpy\ndef f():\n    return [sys.prefix, numpy.__file__]")], 60)
+    answer = w.request({"op": "call", "name": "f", "args": [], "kwargs": {"__dict__": []}}, 30)
+finally:
+    w.close()
+print(json.dumps({"errors": errors, "answer": answer}))
+'''
+
+
+def test_the_sandbox_builds_wherever_the_course_lives():
+    """The course and its .venv kept under /dev/shm (here: the checkout bound there, in a mount
+    namespace of the test's own with a private /dev/shm): the root is assembled where it covers
+    none of them."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root for a mount namespace of the test's own")
+    course = "/dev/shm/pdl-course"
+    script = (f"mount -t tmpfs pdl-shm /dev/shm && mkdir {course} && mount --bind {shlex.quote(str(REPO))} {course} "
+              f"&& exec {course}/.venv/bin/python -I -c \"$0\" {course}")
+    out = subprocess.run(["unshare", "--mount", "sh", "-c", script, IN_SHM],
+                         capture_output=True, text=True, timeout=180, cwd="/")
+    assert out.returncode == 0, out.stderr[-2000:]
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert data["errors"] == [] and data["answer"]["status"] == "ok", data
+    prefix, numpy_file = data["answer"]["value"]
+    assert prefix == f"{course}/.venv" and numpy_file.startswith(f"{course}/.venv/")
+    assert sandbox._build_at([f"{course}/.venv", "/usr"]) not in ("/dev/shm", None)

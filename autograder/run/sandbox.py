@@ -43,6 +43,7 @@ import functools
 import json
 import os
 import pwd
+import re
 import selectors
 import shlex
 import shutil
@@ -51,9 +52,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from autograder.run import protocol
+from autograder.run import packages, protocol
 from autograder.run.paths import REPO
 
 ISOLATIONS = ("namespace", "account", "process")
@@ -99,6 +100,10 @@ def _unshare_cmd() -> list[str]:
     return cmd
 
 
+# The engine's package (autograder/), wherever it is installed: the worker's modules come from here.
+ENGINE = Path(__file__).resolve().parents[1]
+
+
 def _python_paths() -> list[Path]:
     """The interpreter's installation and the virtual environment (read-only in the sandbox)."""
     paths = []
@@ -110,35 +115,76 @@ def _python_paths() -> list[Path]:
     return paths
 
 
-# Where the new root is assembled, inside the sandbox's private mount namespace: a path every
-# Linux system has and that holds nothing the root needs, so covering it hides nothing from the
-# binds (the host's own /dev/shm is untouched) and no folder is made on the host.
-BUILD_AT = "/dev/shm"
+def _python_entries(prefix: Path) -> list[Path]:
+    """What the sandbox shows of one of ``_python_paths``: the interpreter (``bin/python*``),
+    ``pyvenv.cfg`` and ``lib*`` (the standard library, shared libraries, and site directories that
+    show only allowed packages); not the installation's other commands (``bin/pdl``...), headers
+    or data."""
+    shown = [p for p in sorted(prefix.iterdir()) if p.name == "pyvenv.cfg" or p.name.startswith("lib")]
+    if (prefix / "bin").is_dir():
+        shown += [p for p in sorted((prefix / "bin").iterdir()) if re.fullmatch(r"python[0-9.]*", p.name)]
+    return shown
 
 
-def _setup_script(uid: int, final: list[str]) -> str:
-    """The shell steps that build the allow-list root and exec ``final`` in it."""
+# Where the new root is assembled, inside the sandbox's private mount namespace: the first of these
+# that is neither one of the paths the root is built from nor above one (a course or interpreter
+# kept under /dev/shm, say), so covering it hides nothing from the binds. The host's folder is
+# untouched and no folder is made on the host.
+BUILD_AT = ("/dev/shm", "/mnt", "/media", "/srv", "/run", "/tmp", "/var/tmp", "/opt", "/home")
+
+
+def _build_at(sources) -> str | None:
+    """The first of ``BUILD_AT`` that covers none of ``sources`` (None if every one does)."""
+    for place in map(Path, BUILD_AT):
+        if place.is_dir() and not place.is_symlink() and not any(
+                place == s or place in s.parents for s in map(Path, sources)):
+            return str(place)
+    return None
+
+
+def _release_imports(files) -> frozenset[str]:
+    """What the release of the notebook among ``files`` (``<assignment>.ipynb``) imports."""
+    return frozenset().union(*(packages.release_modules(Path(n).stem) for n in files if n.endswith(".ipynb")))
+
+
+def _setup_script(uid: int, final: list[str], modules=frozenset()) -> str:
+    """The shell steps that build the allow-list root and exec ``final`` in it; ``modules``: what
+    the release imports (the Python packages shown are those and the worker's, with their
+    requirements: ``autograder.run.packages``)."""
     q = shlex.quote
-    R = BUILD_AT
+    pythons = {prefix: _python_entries(prefix) for prefix in _python_paths()}
+    sites = packages.visible_entries(frozenset(modules))
+    tops = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+    R = _build_at(["/usr", "/etc", "/dev/null", ENGINE, *(f"/{t}" for t in tops), *pythons, *sites])
     lines = [
         "set -u",
         'fail() { echo "pdl-sandbox: $*" >&2; exit 97; }',
         'ro() { mkdir -p "$2" && mount --bind "$1" "$2" && '
         'mount -o remount,bind,ro,nosuid,nodev "$2" || fail "cannot mount $1 read-only"; }',
+        'rof() { touch "$2" && mount --bind "$1" "$2" && '
+        'mount -o remount,bind,ro,nosuid,nodev "$2" || fail "cannot mount $1 read-only"; }',
+        # one entry of a site directory, from the host's folder $S into the current one
+        'site() { mount --bind "$S/$1" "$1" && mount -o remount,bind,ro,nosuid,nodev "$1" '
+        '|| fail "cannot mount $S/$1 read-only"; }',
+    ]
+    if R is None:
+        lines.append(f"fail 'no place to assemble the root that covers none of its sources (tried {' '.join(BUILD_AT)})'")
+        R = BUILD_AT[0]
+    lines += [
         "mount --make-rprivate / || fail 'cannot make the mounts private'",
         f"mount -t tmpfs -o size=64m,mode=0755,nosuid,nodev pdl-root {R} || fail 'cannot mount the new root'",
         f"cd {R} || fail 'cannot enter the new root'",
         "mkdir -p proc dev etc tmp home/student pdl/autograder/run usr .old .scratch || fail 'cannot lay out the root'",
         "ro /usr usr",
     ]
-    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+    for top in tops:
         host = Path("/") / top
         if host.is_symlink():
             lines.append(f"ln -s {q(os.readlink(host))} {top} || fail 'cannot link /{top}'")
         elif host.is_dir():
             lines.append(f"ro /{top} {top}")
     for name in WORKER_MODULES:
-        lines.append(f"install -m 0644 {q(str(REPO / 'autograder' / name))} {q('pdl/autograder/' + name)} "
+        lines.append(f"install -m 0644 {q(str(ENGINE / name))} {q('pdl/autograder/' + name)} "
                      "|| fail 'cannot copy the worker'")
     passwd = (f"root:x:0:0:root:/root:/usr/sbin/nologin\\nstudent:x:{uid}:{uid}:student:{HOME}:/usr/sbin/nologin\\n"
               "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\\n")
@@ -170,7 +216,31 @@ def _setup_script(uid: int, final: list[str]) -> str:
         "mount -t proc -o nosuid,nodev,noexec proc proc || fail 'cannot mount /proc'",
     ]
     # after the scratch folder, so that an interpreter kept under /tmp is not covered by it
-    lines += [f"ro {q(str(path))} {q(str(path).lstrip('/'))}" for path in _python_paths()]
+    for prefix, shown in pythons.items():
+        made = [prefix] + ([prefix / "bin"] if (prefix / "bin").is_dir() else [])
+        lines.append("mkdir -p " + " ".join(q(str(p).lstrip("/")) for p in made) + " || fail " + q(f"cannot lay out {prefix}"))
+        for path in shown:
+            at = q(str(path).lstrip("/"))
+            if path.is_symlink():
+                lines.append(f"ln -s {q(os.readlink(path))} {at} || fail {q(f'cannot link {path}')}")
+            else:
+                lines.append(f"{'ro' if path.is_dir() else 'rof'} {q(str(path))} {at}")
+    # every site directory: an empty read-only folder showing only the allowed packages
+    for folder, entries in sites.items():
+        at = q(str(folder).lstrip("/"))
+        lines += [f"mkdir -p {at} && mount -t tmpfs -o size=1m,mode=0755,nosuid,nodev pdl-site {at} && cd {at} "
+                  f"|| fail {q(f'cannot cover {folder}')}", f"S={q(str(folder))}"]
+        links = [e for e in entries if (folder / e).is_symlink()]
+        files = [e for e in entries if e not in links and not (folder / e).is_dir()]
+        dirs = [e for e in entries if e not in links and e not in files]
+        made = dirs + sorted({str(PurePosixPath(e).parent) for e in files + links} - {"."})
+        if made:
+            lines.append("mkdir -p " + " ".join(map(q, made)) + " || fail " + q(f"cannot lay out {folder}"))
+        if files:
+            lines.append("touch " + " ".join(map(q, files)) + " || fail " + q(f"cannot lay out {folder}"))
+        lines += [f"ln -s {q(os.readlink(folder / e))} {q(e)} || fail {q(f'cannot link {folder / e}')}" for e in links]
+        lines += [f"site {q(e)}" for e in dirs + files]
+        lines.append(f"cd {R} && mount -o remount,ro,nosuid,nodev {at} || fail {q(f'cannot make {folder} read-only')}")
     lines += [
         "pivot_root . .old || fail 'pivot_root failed'",
         "umount -l /.old && rmdir /.old || fail 'cannot detach the host root'",
@@ -329,7 +399,7 @@ class Worker:
         if self.isolation == "namespace":
             home = HOME
             inner[-1] = inner[-1].format("/pdl", json.dumps(limits))
-            cmd = _unshare_cmd() + ["sh", "-c", _setup_script(sandbox_uid(), inner)]
+            cmd = _unshare_cmd() + ["sh", "-c", _setup_script(sandbox_uid(), inner, _release_imports(files))]
             cwd = "/"
         elif self.isolation == "account":
             uid, gid = _account_ids()
