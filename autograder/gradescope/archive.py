@@ -19,11 +19,11 @@ The zip keeps otter's format (``otter generate`` builds it) with these changes:
 
 from __future__ import annotations
 
-import ast
 import sys
 from importlib import metadata
 
 from autograder.run.grading import load_release
+from autograder.run.packages import imported_modules
 from autograder.run.paths import REPO
 from autograder.run.sandbox import ACCOUNT
 
@@ -33,18 +33,6 @@ TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 # Beside the run layer (autograder/run/, all of it): the plugin otter loads, and what it writes.
 GRADESCOPE_MODULES = ("__init__.py", "gradescope/__init__.py", "gradescope/plugin.py", "gradescope/results.py")
 PLUGIN = "autograder.gradescope.plugin.PdlGrading"
-
-
-def imported_modules(code: str) -> set[str]:
-    """Top-level names of the absolute imports in ``code`` (cell magics skipped)."""
-    code = "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!")))
-    names = set()
-    for node in ast.walk(ast.parse(code)):
-        if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
 
 
 def grading_imports(assignment: str) -> set[str]:
