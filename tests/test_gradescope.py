@@ -114,6 +114,22 @@ def test_the_submission_folder_is_reduced_to_the_notebook_pdl_read(tmp_path, cor
     assert not (ag / "results" / "results.json").exists()
 
 
+def test_a_150_mb_notebook_is_reduced_to_its_code_and_text(tmp_path):
+    """The plugin's read of the notebook is pdl's streamed one: a 150 MB attachment is skipped."""
+    from autograder.gradescope.plugin import prepare_submission
+    from autograder.run.paths import REPO
+    from test_big_notebooks import add_attachment, write_with_blob
+
+    ag = otter_folder(tmp_path, EXEMPLARS[0])
+    correct = REPO / "examples" / "submissions" / EXEMPLARS[0] / "correct.ipynb"
+    write_with_blob(ag / "submission" / "big.ipynb", json.loads(correct.read_text()), add_attachment, 150)
+    assert prepare_submission(str(ag)) is True
+    written = ag / "submission" / f"{EXEMPLARS[0]}.ipynb"
+    assert [p.name for p in (ag / "submission").iterdir()] == [written.name]
+    assert written.stat().st_size < correct.stat().st_size + 1000
+    assert not any("attachments" in c for c in json.loads(written.read_text())["cells"])
+
+
 @pytest.mark.parametrize("layout,note", [
     ({"a.ipynb": "{}", "b.ipynb": "{}"}, "exactly one notebook"),
     ({"notes.txt": "hi"}, "exactly one notebook"),
