@@ -240,7 +240,7 @@ def _setup_script(uid: int, final: list[str], modules=frozenset()) -> str:
             lines.append("touch " + " ".join(map(q, files)) + " || fail " + q(f"cannot lay out {folder}"))
         lines += [f"ln -s {q(os.readlink(folder / e))} {q(e)} || fail {q(f'cannot link {folder / e}')}" for e in links]
         lines += [f"site {q(e)}" for e in dirs + files]
-        lines.append(f"cd {R} && mount -o remount,ro,nosuid,nodev {at} || fail {q(f'cannot make {folder} read-only')}")
+        lines.append(f"cd {R} && mount -o remount,bind,ro,nosuid,nodev {at} || fail {q(f'cannot make {folder} read-only')}")
     lines += [
         "pivot_root . .old || fail 'pivot_root failed'",
         "umount -l /.old && rmdir /.old || fail 'cannot detach the host root'",
