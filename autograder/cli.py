@@ -246,8 +246,9 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, help="seconds allowed for running the notebook")
     p.add_argument("--call-timeout", type=float, help="seconds allowed for one function call")
     p.add_argument("--memory", type=int, help="memory limit of the student's process, MB")
-    p.add_argument("--isolation", choices=["namespace", "process"], default=None,
-                   help="namespace (default): the allow-list sandbox; process: no file isolation (unsafe)")
+    p.add_argument("--isolation", choices=["namespace", "account", "process"], default=None,
+                   help="namespace (default): the allow-list sandbox; account: a uid of its own per submission "
+                        "(a root grader where namespaces are refused); process: no file isolation (unsafe)")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("grade-cohort", help="grade a folder or zip of submissions in parallel, resumably")
@@ -263,8 +264,9 @@ def main(argv=None) -> int:
     p.add_argument("--gradebook", help="nbgrader gradebook URL (default the course's)")
     p.add_argument("--no-gradebook", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--isolation", choices=["namespace", "process"], default=None,
-                   help="namespace (default): the allow-list sandbox; process: no file isolation (unsafe)")
+    p.add_argument("--isolation", choices=["namespace", "account", "process"], default=None,
+                   help="namespace (default): the allow-list sandbox; account: a uid of its own per submission "
+                        "(a root grader where namespaces are refused); process: no file isolation (unsafe)")
     p.add_argument("--screenshots", action="store_true",
                    help="also save PNGs of the report, written answers and a feedback page (headless Chromium)")
     p.set_defaults(func=cmd_grade_cohort)

@@ -8,6 +8,7 @@ reaches any output (report, CSV, feedback), and that nothing is left behind (tem
 processes, files in the host's /dev/shm).
 """
 
+import fcntl
 import json
 import os
 import shlex
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.run import sandbox
+from autograder.run import accounts, sandbox
 from autograder.cohort.grade import grade_cohort
 from autograder.cohort.outputs import write_outputs
 from autograder.run.grading import grade
@@ -44,8 +45,9 @@ WALK = ("import os\ndef find(suffix):\n    for top, dirs, files in os.walk('/'):
 
 def _sandbox_processes(wait: float = 5.0) -> list[int]:
     """Student processes that outlived their submission: this process's sandboxes (none is open
-    between tests), and sandboxes whose grader (uid - UID_BASE) is gone. Other tests' live
-    sandboxes, running in parallel, are not counted. Waits up to ``wait`` s for them to go."""
+    between tests), sandboxes whose grader (uid - UID_BASE) is gone, and processes of account
+    isolation's uids that no live submission holds. Other tests' live sandboxes, running in
+    parallel, are not counted. Waits up to ``wait`` s for them to go."""
     deadline = time.monotonic() + wait
     while True:
         found = []
@@ -57,9 +59,28 @@ def _sandbox_processes(wait: float = 5.0) -> list[int]:
                     continue
                 if uid == UID_BASE + os.getpid() or (uid > UID_BASE and not Path(f"/proc/{uid - UID_BASE}").exists()):
                     found.append(int(entry.name))
+        found += accounts.processes(*_unleased_account_uids())
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.2)
+
+
+def _unleased_account_uids() -> list[int]:
+    """Account isolation's uids whose lock no grader holds (a live submission holds its uid's)."""
+    free = []
+    for uid in range(accounts.UID_FIRST, accounts.UID_FIRST + accounts.POOL):
+        try:
+            fd = os.open(accounts.LOCKS / f"{uid}.lock", os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            free.append(uid)
+        except BlockingIOError:
+            pass
+        finally:
+            os.close(fd)
+    return free
 
 
 def _leftovers_snapshot():
@@ -330,7 +351,6 @@ def test_refuses_when_the_sandbox_cannot_be_built(monkeypatch, write_nb, stub_nb
 
     refusal = "unshare: user namespaces are not permitted"
     monkeypatch.setattr(sandbox, "probe", lambda: refusal)
-    monkeypatch.setattr(sandbox, "_account_ids", lambda: None)  # no Gradescope account on this host
     # what unshare does on such a host: the set-up fails before any student code
     monkeypatch.setattr(sandbox, "_unshare_cmd", lambda: [
         "sh", "-c", f'echo "pdl-sandbox: {refusal}" >&2; exit 97', "unshare"])
@@ -538,3 +558,286 @@ def test_the_sandbox_builds_wherever_the_course_lives():
     prefix, numpy_file = data["answer"]["value"]
     assert prefix == f"{course}/.venv" and numpy_file.startswith(f"{course}/.venv/")
     assert sandbox._build_at([f"{course}/.venv", "/usr"]) not in ("/dev/shm", None)
+
+
+# -- account isolation: only when chosen, a uid per submission, nothing survives (issue 21) ----
+def _account_worker(**kw) -> Worker:
+    worker = Worker({}, memory_mb=2048, isolation="account", **kw)
+    worker.wait_ready(60)
+    return worker
+
+
+def _call(worker: Worker, source: str, name: str = "f", *args):
+    """Run ``source`` in the worker, then call ``name(*args)``; its decoded value."""
+    from autograder.run.protocol import decode
+
+    assert worker.run_cells([(0, source)], 60) == []
+    answer = worker.request({"op": "call", "name": name, "args": list(args), "kwargs": {"__dict__": []}}, 60)
+    assert answer["status"] == "ok", answer
+    return decode(answer["value"])
+
+
+def _seen(uid: int, scans: int = 40) -> bool:
+    """Whether ``uid`` owns a process in any of ``scans`` reads of /proc (a process that keeps
+    forking can be missed by one read: its pid is gone before its status is read)."""
+    return any(accounts.processes(uid) for _ in range(scans))
+
+
+def test_no_silent_fallback_to_account_isolation(monkeypatch, write_nb, stub_nb, capsys):
+    """The namespace probe fails (a root grader without CAP_SYS_ADMIN) while account isolation
+    would work (as where `pdl validate` once created the account): grading refuses unless account
+    isolation is chosen, and the report then says which isolation it used."""
+    from autograder.cli import main as pdl
+    from autograder.run.grading import format_report
+
+    refusal = "unshare: unshare failed: Operation not permitted"
+    monkeypatch.delenv("PDL_ISOLATION", raising=False)
+    monkeypatch.setattr(sandbox, "probe", lambda: refusal)
+    monkeypatch.setattr(sandbox, "probe_account", lambda: "")  # account isolation would hold here
+    monkeypatch.setattr(sandbox, "_account_ids", lambda: (999, 999), raising=False)  # the old code's check
+    monkeypatch.setattr(sandbox, "_unshare_cmd", lambda: [
+        "sh", "-c", f'echo "pdl-sandbox: {refusal}" >&2; exit 97', "unshare"])
+    with pytest.raises(SandboxUnavailable, match="Operation not permitted"):
+        sandbox.resolve_isolation(None)
+    assert sandbox.resolve_isolation(None, lazy=True) == "namespace"  # the worker's set-up then refuses
+    with pytest.raises(SandboxUnavailable):
+        grade(write_nb("s", stub_nb), EXEMPLAR, **LIMITS)
+    assert pdl(["grade", str(write_nb("s", stub_nb)), "--assignment", EXEMPLAR]) == 2
+    assert "cannot build the grading sandbox" in capsys.readouterr().err
+    # chosen: by the argument, by PDL_ISOLATION (the zip), or on the command line
+    assert sandbox.resolve_isolation("account") == "account"
+    monkeypatch.setenv("PDL_ISOLATION", "account")
+    assert sandbox.resolve_isolation(None) == "account"
+    monkeypatch.delenv("PDL_ISOLATION")
+    report_path = write_nb("s", stub_nb).parent / "r.json"
+    assert pdl(["grade", str(write_nb("s", stub_nb)), "--assignment", EXEMPLAR, "--isolation", "account",
+                "--json", str(report_path), "--timeout", "30", "--call-timeout", "10"]) == 0
+    assert "isolation: account" in capsys.readouterr().out
+    report = json.loads(report_path.read_text())
+    assert report["isolation"] == "account" and report["max_score"] > 0
+    assert "isolation: account" in format_report(grade(write_nb("s", stub_nb), EXEMPLAR, isolation="account", **LIMITS))
+
+
+def test_the_zip_chooses_account_isolation_only_where_namespaces_are_refused(monkeypatch):
+    from autograder.gradescope import plugin
+
+    monkeypatch.delenv("PDL_ISOLATION", raising=False)
+    assert plugin.zip_isolation() == "namespace"
+    monkeypatch.setattr(sandbox, "probe", lambda: "unshare: Operation not permitted")
+    assert plugin.zip_isolation() == "account"
+    monkeypatch.setenv("PDL_ISOLATION", "namespace")
+    assert plugin.zip_isolation() == "namespace"
+
+
+def test_each_live_submission_has_a_uid_of_its_own(nothing_left_behind):
+    """A grader in another process (a cohort's worker) holds a uid: the next submission gets
+    another, and two live submissions of one process get two."""
+    other = subprocess.Popen([sys.executable, "-c", "import sys\nfrom autograder.run import accounts, sandbox\n"
+                              "lease = accounts.lease(sandbox._python_paths())\nprint(lease.uid, flush=True)\n"
+                              "sys.stdin.read()\nlease.release()"],
+                             cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        held = int(other.stdout.readline())
+        first, second = _account_worker(), _account_worker()
+        try:
+            uids = [_call(w, "import os\ndef f():\n    return os.getuid()") for w in (first, second)]
+        finally:
+            first.close()
+            second.close()
+    finally:
+        other.communicate("", timeout=60)
+    assert len({held, *uids}) == 3, (held, uids)
+    assert all(accounts.UID_FIRST <= u < accounts.UID_FIRST + accounts.POOL for u in (held, *uids))
+    assert uids == [first._lease.uid, second._lease.uid]
+
+
+# Double-forks, leaves the process group and session, and keeps re-forking (a new pid every
+# moment); once the submission that started it is gone it kills every process of its uid (the
+# next submission's, if it were given the same uid) and reads whatever notebook it can find.
+ESCAPE = r'''
+import os, signal, time
+def f(marker):
+    worker = os.getpid()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            while True:
+                if os.fork():
+                    os._exit(0)
+                try:
+                    os.kill(worker, 0)
+                except ProcessLookupError:
+                    os.kill(-1, signal.SIGKILL)
+        os._exit(0)
+    os.wait()
+    return os.getuid()
+'''
+
+
+@pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "kill-loop"])
+def test_an_escaped_reforking_process_is_gone_after_teardown(cgroup, monkeypatch, nothing_left_behind):
+    if cgroup and accounts.cgroup_parent() is None:
+        pytest.skip("no writable cgroup v2 hierarchy here")
+    if not cgroup:
+        monkeypatch.setattr(accounts, "cgroup_parent", lambda: None)
+    first = _account_worker()
+    try:
+        assert (first._lease.cgroup is not None) == cgroup
+        uid = _call(first, ESCAPE, "f", "x")
+        assert _seen(uid), "the re-forking process never ran"
+    finally:
+        first.close()
+    assert not _seen(uid), "the re-forking process outlived its submission"
+    second = _account_worker()  # often the same uid: nothing of the first may reach it
+    try:
+        assert _call(second, "import os, time\ndef f():\n    time.sleep(1)\n    return os.getuid()") == second._lease.uid
+    finally:
+        second.close()
+
+
+def test_a_cohort_in_account_isolation(tmp_path, correct_nb, nothing_left_behind):
+    """Two workers at once, one submission escaping and killing whatever its uid owns: the
+    correct one still scores full marks, and every record names its isolation."""
+    subs = tmp_path / "subs"
+    escape = code_cell(ESCAPE.replace("def f(marker)", "def escape(marker)") + "escape('x')")
+    for student, cells in (("escapes", [escape]), ("correct", []), ("correct2", [])):
+        (subs / student).mkdir(parents=True)
+        (subs / student / f"{EXEMPLAR}.ipynb").write_text(json.dumps(with_cells(correct_nb, cells)))
+    summary = grade_cohort(subs, EXEMPLAR, tmp_path / "out", workers=2, progress=False, isolation="account", **LIMITS)
+    by = {r["student"]: r for r in summary["results"]}
+    assert by["correct"]["score"] == by["correct2"]["score"] == by["correct"]["max_score"] > 0, by
+    records = [json.loads(p.read_text()) for p in (tmp_path / "out" / "records").glob("*.json")]
+    assert len(records) == 3 and {r["isolation"] for r in records} == {"account"}
+
+
+LEAVE = r'''
+import os, tempfile
+def f(token):
+    made = []
+    for folder in ("/tmp", "/dev/shm", "/var/tmp", tempfile.gettempdir()):
+        for path in (os.path.join(folder, token), os.path.join(folder, token + "-dir")):
+            try:
+                if path.endswith("-dir"):
+                    os.mkdir(path)
+                    open(os.path.join(path, "inner"), "w").write("x")
+                else:
+                    open(path, "w").write("x")
+                made.append(path)
+            except OSError:
+                pass
+    return [tempfile.gettempdir(), os.environ.get("TMPDIR"), made]
+'''
+
+
+@pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "permissions-only"])
+def test_nothing_is_left_in_tmp_or_dev_shm(landlock, monkeypatch, nothing_left_behind):
+    if landlock and accounts.landlock_abi() < 1:
+        pytest.skip("this kernel has no Landlock")
+    if not landlock:  # as on a kernel without Landlock; this checkout is world-readable, so the
+        monkeypatch.setattr(accounts, "landlock_abi", lambda: 0)  # permission check would refuse
+        monkeypatch.setattr(sandbox, "probe_account", lambda: "")
+    token = f"pdl-left-{uuid.uuid4().hex}"
+    worker = _account_worker()
+    try:
+        tmp, tmpdir, made = _call(worker, LEAVE, "f", token)
+        assert tmp == tmpdir == str(worker._lease.tmp)  # its own temp folder
+        private = worker._lease.root
+    finally:
+        worker.close()
+    if landlock:
+        assert made == [tmp + "/" + token, tmp + "/" + token + "-dir"]  # the host's scratch is closed to it
+    else:
+        assert {"/tmp/" + token, "/dev/shm/" + token, "/var/tmp/" + token} <= set(made)
+    assert not private.exists()
+    left = [f"{d}/{n}" for d in ("/tmp", "/dev/shm", "/var/tmp") for n in os.listdir(d) if n.startswith(token)]
+    assert left == []
+
+
+def test_landlock_confines_files_and_network(tmp_path, monkeypatch, nothing_left_behind):
+    """What account isolation alone left open (issue 21): another world-readable copy of the
+    course, the host's loopback network, signals to the grader. Where the kernel has no Landlock
+    (or no network rules), the report says what was not confined."""
+    import socket
+
+    abi = accounts.landlock_abi()
+    if abi < 1:
+        worker = _account_worker()
+        worker.close()
+        assert any("without Landlock" in n for n in worker.notes), worker.notes
+        return
+    course = Path(tempfile.mkdtemp(prefix="pdl-test-course-"))  # world-readable, as a checkout usually is
+    try:
+        (course / "solutions").mkdir()
+        (course / "solutions" / "reference.py").write_text(SECRET)
+        for path in (course, course / "solutions"):
+            path.chmod(0o755)
+        (course / "solutions" / "reference.py").chmod(0o644)
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        probe = ("import os, socket\ndef f(paths, port):\n    out = {}\n    for p in paths:\n"
+                 "        try:\n            out[p] = open(p).read()\n        except OSError as e:\n"
+                 "            out[p] = e.errno\n    s = socket.socket()\n    try:\n"
+                 "        s.connect(('127.0.0.1', port))\n        out['tcp'] = 'connected'\n"
+                 "    except OSError as e:\n        out['tcp'] = e.errno\n    try:\n"
+                 "        os.kill(os.getppid(), 0)\n        out['signal'] = 'sent'\n    except OSError as e:\n"
+                 "        out['signal'] = e.errno\n    return out")
+        paths = [str(course / "solutions" / "reference.py"), str(REPO / "solutions" / EXEMPLAR / "__init__.py"),
+                 "/etc/passwd"]
+        worker = _account_worker()
+        try:
+            seen = _call(worker, probe, "f", paths, port)
+            notes = worker.notes
+        finally:
+            worker.close()
+            listener.close()
+    finally:
+        shutil.rmtree(course)
+    assert SECRET not in json.dumps(seen)
+    assert all(isinstance(seen[p], int) for p in paths), seen
+    if abi >= 4:
+        assert seen["tcp"] == 13 and notes == [], (seen, notes)  # EACCES: no TCP, loopback included
+    else:
+        assert any("cannot confine the network" in n for n in notes), notes
+    if abi >= 6:
+        assert seen["signal"] == 1  # EPERM: no signal leaves the submission
+
+
+def test_without_landlock_the_report_says_what_was_not_confined(monkeypatch, write_nb, stub_nb):
+    monkeypatch.setattr(accounts, "landlock_abi", lambda: 0)  # a kernel without Landlock
+    monkeypatch.setattr(sandbox, "probe_account", lambda: "")  # this checkout is world-readable
+    report = grade(write_nb("s", stub_nb), EXEMPLAR, isolation="account", **LIMITS)
+    assert report.isolation == "account"
+    assert any("without Landlock" in e and "network" in e for e in report.errors), report.errors
+    assert accounts.not_confined(3) and "network" in accounts.not_confined(3) and accounts.not_confined(4) == ""
+
+
+FAKE_SETUP = "#!/usr/bin/env bash\nset -e\nuseradd --system --no-create-home --shell /usr/sbin/nologin {name}\n"
+FAKE_RUN = ("#!/usr/bin/env bash\nif id {name} >/dev/null 2>&1; then s=1; else s=0; fi\n"
+            "echo \"{{\\\"score\\\": $s, \\\"tests\\\": []}}\" > \"$PDL_AUTOGRADER_DIR/results/results.json\"\n")
+
+
+def test_the_gradescope_simulation_leaves_the_host_accounts_unchanged(tmp_path):
+    """The zip's set-up may create accounts (it did: pdl-student); in the simulation they exist
+    only in its private copy of /etc, never on the host."""
+    import zipfile
+
+    from autograder.gradescope import archive, simulate
+
+    if os.geteuid() != 0:
+        pytest.skip("as a non-root user the simulation cannot change the host's accounts")
+    name = f"pdl-sim-{uuid.uuid4().hex[:8]}"
+    fake = tmp_path / "fake-autograder.zip"
+    with zipfile.ZipFile(fake, "w") as zf:
+        zf.writestr("requirements.txt", "")
+        zf.writestr("setup.sh", "#!/usr/bin/env bash\n")
+        zf.writestr("pdl/setup_account.sh", FAKE_SETUP.format(name=name))
+        zf.writestr("run_autograder", FAKE_RUN.format(name=name))
+    nb = tmp_path / "nb.ipynb"
+    nb.write_text("{}")
+    tables = ("/etc/passwd", "/etc/group", "/etc/shadow", "/etc/gshadow")
+    before = {t: Path(t).read_bytes() for t in tables if Path(t).exists()}
+    got = simulate.simulate(fake, nb, Path(sys.prefix), tmp_path / "root", timeout=60)
+    assert got["score"] == 1  # the account existed inside the simulation
+    assert {t: Path(t).read_bytes() for t in before} == before
+    assert subprocess.run(["id", name], capture_output=True).returncode != 0
+    assert "useradd" not in archive.SETUP_ACCOUNT  # and the real zip creates no account at all

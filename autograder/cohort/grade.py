@@ -67,7 +67,8 @@ def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
         raise  # the host's problem, not this student's: the whole run stops
     except Exception as exc:  # noqa: BLE001 - a grader failure is recorded, the batch goes on
         report = {"assignment": assignment, "submission": path, "score": 0.0, "max_score": 0.0,
-                  "tests": [], "errors": [f"grader failure: {type(exc).__name__}: {exc}"]}
+                  "tests": [], "errors": [f"grader failure: {type(exc).__name__}: {exc}"],
+                  "isolation": limits.get("isolation") or ""}
     finally:
         _GRADING["busy"] = False
     report["student"] = student
@@ -133,8 +134,6 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
             todo.append((sub, digest))
         limits = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb,
                       isolation=isolation)
-        if isolation == "account":
-            workers = 1  # one account for every submission: never two of them at once
         sharing: dict[str, list[Submission]] = {}  # a group submission is graded once for all
         for sub, _ in todo:
             sharing.setdefault(str(sub.path), []).append(sub)

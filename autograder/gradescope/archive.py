@@ -9,8 +9,8 @@ The zip keeps otter's format (``otter generate`` builds it) with these changes:
 
 * ``pdl/``: the grading engine (the run layer and the plugin, ``engine_modules``), the reference, the hidden tests, the release notebook and its
   data files, and ``course_config.py``; ``setup.sh`` makes all of ``/autograder`` readable by
-  root only and creates the account ``pdl-student`` the student's process runs as
-  (``account`` isolation) where the container refuses namespaces.
+  root only (where the container refuses namespaces, the student's process runs as a uid of its
+  own, ``account`` isolation: no account is created for it).
 * ``requirements.txt`` / ``environment.yml``: exact versions of what generated the course;
   torch only where the assignment imports it, from the CPU wheel index; no browser unless
   otter's PDF export is switched on.
@@ -25,10 +25,9 @@ from importlib import metadata
 from autograder.run.grading import load_release
 from autograder.run.packages import imported_modules
 from autograder.run.paths import REPO
-from autograder.run.sandbox import ACCOUNT
 
 # What the grading side imports (pinned to the versions that generated the course).
-GRADING_PACKAGES = ["numpy", "scipy", "matplotlib", "pytest", "ipython", "ijson", "otter-grader[grading]"]
+GRADING_PACKAGES = ["numpy", "scipy", "matplotlib", "pytest", "ipython", "ijson", "landlockpy", "otter-grader[grading]"]
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 # Beside the run layer (autograder/run/, all of it): the plugin otter loads, and what it writes.
 GRADESCOPE_MODULES = ("__init__.py", "gradescope/__init__.py", "gradescope/plugin.py", "gradescope/results.py")
@@ -87,19 +86,16 @@ def setup_sh(otter_setup: str, pdf: bool) -> str:
             continue  # otter's extras that grading does not use (a browser only for PDF export)
         lines.append(ln)
     text = "\n".join(lines) + "\n"
-    return text.rstrip() + "\n\n# pdl: the student's account, and a grader readable by root only\n" \
+    return text.rstrip() + "\n\n# pdl: a grader readable by root only\n" \
         "bash /autograder/source/pdl/setup_account.sh\n"
 
 
-SETUP_ACCOUNT = f"""#!/usr/bin/env bash
-# Run by setup.sh (and by the local simulation): the account the student's process runs as,
-# and permissions that keep the reference, the hidden tests and the engine from it.
+SETUP_ACCOUNT = """#!/usr/bin/env bash
+# Run by setup.sh (and by the local simulation): permissions that keep the reference, the hidden
+# tests and the engine from the student's process. No account is created: in ``account``
+# isolation the student's process runs as a uid of its own without one (autograder/run/accounts.py).
 set -euo pipefail
-AG="${{PDL_AUTOGRADER_DIR:-/autograder}}"
-if ! id -u {ACCOUNT} >/dev/null 2>&1; then
-  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin {ACCOUNT} \\
-    || id -u {ACCOUNT} >/dev/null  # another process may have created it meanwhile
-fi
+AG="${PDL_AUTOGRADER_DIR:-/autograder}"
 chmod 0700 "$AG"
 chmod -R go-rwx "$AG/source"
 """

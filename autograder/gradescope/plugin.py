@@ -27,7 +27,7 @@ from autograder.gradescope.results import results
 from autograder.run.grading import grade
 from autograder.run.notebook import SubmissionError, load_submission
 from autograder.run.paths import REPO
-from autograder.run.sandbox import SandboxUnavailable
+from autograder.run.sandbox import SandboxUnavailable, namespaces_available
 
 
 def prepare_submission(ag: str) -> bool:
@@ -119,7 +119,15 @@ def pdl_grade(path, assignment: str, **options):
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
 
+    options.setdefault("isolation", zip_isolation())
     return grade(path, assignment, **limits_from(course_config), **options)
+
+
+def zip_isolation() -> str:
+    """The zip's explicit choice: ``PDL_ISOLATION`` if set, else the allow-list sandbox where the
+    container allows namespaces, else ``account`` (Gradescope's containers usually refuse them; the
+    grader runs as root there). Outside the zip, ``account`` is never chosen for anyone."""
+    return os.environ.get("PDL_ISOLATION") or ("namespace" if namespaces_available() else "account")
 
 
 def limits_from(course_config) -> dict:

@@ -21,6 +21,7 @@ import zipfile
 from pathlib import Path
 
 from autograder.gradescope.results import check_results_json
+from autograder.run import accounts
 from autograder.run.grading import grade
 from autograder.run.notebook import code_cell, load_release, with_cells
 from autograder.run.paths import REPO
@@ -97,10 +98,11 @@ def simulate(zip_path: Path, submission: Path, venv: Path, root: Path, timeout: 
         if key in os.environ:
             env[key] = os.environ[key]
     env.update(extra_env or {})
-    subprocess.run(["bash", str(ag / "source" / "pdl" / "setup_account.sh")], env=env, check=True,
+    etc = private_etc(root)  # the host's accounts stay as they are, whatever the zip's set-up does
+    subprocess.run(etc + ["bash", str(ag / "source" / "pdl" / "setup_account.sh")], env=env, check=True,
                    capture_output=True)
     start = time.monotonic()
-    proc = subprocess.run([str(ag / "source" / "run_autograder")], env=env, cwd=str(ag),
+    proc = subprocess.run(etc + [str(ag / "source" / "run_autograder")], env=env, cwd=str(ag),
                           capture_output=True, timeout=timeout)
     seconds = time.monotonic() - start
     out = ag / "results" / "results.json"
@@ -111,6 +113,23 @@ def simulate(zip_path: Path, submission: Path, venv: Path, root: Path, timeout: 
     data["_seconds"], data["_stdout"] = round(seconds, 1), proc.stdout.decode("utf-8", "replace")
     data["_submission"] = sorted(p.name for p in (ag / "submission").iterdir())
     return data
+
+
+def private_etc(root: Path) -> list[str]:
+    """A prefix that runs a command in a mount namespace of its own with ``root/etc``, a copy of
+    the host's ``/etc`` made once per simulation, mounted over ``/etc``: accounts, groups and
+    shadow files that the zip's set-up creates or changes (``useradd``...) are the copy's, never
+    the host's. Files, not bind mounts of single files: ``useradd`` renames its new passwd file
+    into place. Where the copy cannot be mounted the command fails (exit 96) before it runs.
+    Not root: nothing of /etc can be changed, so no prefix."""
+    if os.geteuid() != 0:
+        return []
+    etc = root / "etc"
+    if not etc.exists():
+        subprocess.run(["cp", "-a", "/etc", str(etc)], check=True, capture_output=True)
+    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+            'mount --bind "$0" /etc || { echo "pdl: cannot give the simulation a private /etc" >&2; exit 96; }; '
+            'exec "$@"', str(etc)]
 
 
 CASES = ("correct", "partial", "stub", "infinite_loop", "invalid_json", "cheat")
@@ -155,10 +174,11 @@ def check_simulation(assignment: str, zip_file: Path, venv: Path, workdir: Path,
         nb = root / "input" / f"{assignment}.ipynb"
         nb.parent.mkdir(parents=True, exist_ok=True)
         if case == "cheat":
-            # account isolation protects by permissions the zip's own copy of the reference. On
-            # Gradescope that is the only copy in the container; a host with the course checked
-            # out elsewhere is namespace isolation's to guard (it hides the whole disk).
-            nb.write_text(cheat_notebook(assignment, root / "autograder", search_disk=isolation != "account"))
+            # account isolation hides the disk with Landlock; without it, only permissions protect
+            # the zip's own copy of the reference (on Gradescope the only copy in the container),
+            # and a host with the course checked out elsewhere is namespace isolation's to guard.
+            search = isolation != "account" or accounts.landlock_abi() >= 1
+            nb.write_text(cheat_notebook(assignment, root / "autograder", search_disk=search))
         else:
             shutil.copy(REPO / "examples" / "submissions" / assignment / f"{case}.ipynb", nb)
         got = simulate(zip_file, nb, venv, root, extra_env=env)

@@ -169,6 +169,7 @@ class SandboxStudent:
                     self._refuse(exc_)
                 errors, exc, cell = self._attempt(worker, self._runnable())
             self.isolation = worker.isolation
+            self.errors += [n for n in worker.notes if n not in self.errors]  # what it could not confine
             if isinstance(exc, SandboxUnavailable):
                 worker.close()
                 self._refuse(exc)
@@ -573,6 +574,8 @@ def format_report(report: GradeReport) -> str:
         lines.append("")
         lines += [f"  note: {e}" for e in report.errors]
     lines += ["", f"  total: {report.score:g} / {report.max_score:g}"]
+    if report.isolation:
+        lines.append(f"  isolation: {report.isolation}")
     if report.manual:
         got = [m["question"] for m in report.manual if not m["blank"]]
         lines.append(f"  written answers: {len(got)} of {len(report.manual)} answered "

@@ -18,12 +18,13 @@ Isolation (``course_config.ISOLATION``, ``pdl grade --isolation``):
   ``no_new_privs``; otherwise the grader's uid inside a user namespace, where nothing of the
   grader's but the read-only interpreter is mounted. Every set-up step must succeed, or
   grading refuses (``SandboxUnavailable``).
-* ``account`` (the Gradescope autograder, where containers refuse namespaces): the grader runs
-  as root and the student's process runs as the dedicated account ``pdl-student`` (created by
-  the autograder's ``setup.sh``), with no capabilities, no groups and ``no_new_privs``, in a fresh
-  0700 working directory of its own, under the same limits. Nothing is hidden by mounts: what
-  protects the reference and the hidden tests is that they are readable by root only, which is
-  checked before any student code runs (grading refuses otherwise).
+* ``account`` (only when chosen: ``--isolation account``, or the Gradescope zip where the
+  container refuses namespaces): the grader runs as root and the student's process runs as a uid
+  of its own, leased for this submission alone, with no capabilities, no groups and
+  ``no_new_privs``, under the same limits, in a cgroup of its own where cgroup v2 is writable,
+  confined by Landlock where the kernel has it (``autograder.run.accounts``), with a private home
+  and temp folder removed at teardown. Before any student code runs, a process confined the same
+  way must fail to read the reference and the hidden tests (grading refuses otherwise).
 * ``process``: a plain child process with its own temporary working directory and the same
   resource limits, but the student's code can read and write whatever the grader's user can.
   Only when asked for explicitly; the report and ``pdl`` say so loudly.
@@ -42,7 +43,6 @@ import ctypes
 import functools
 import json
 import os
-import pwd
 import re
 import selectors
 import shlex
@@ -54,11 +54,10 @@ import tempfile
 import time
 from pathlib import Path, PurePosixPath
 
-from autograder.run import packages, protocol
+from autograder.run import accounts, packages, protocol
 from autograder.run.paths import REPO
 
 ISOLATIONS = ("namespace", "account", "process")
-ACCOUNT = "pdl-student"     # the account of ``account`` isolation
 SCRATCH_MB = 256           # home + /tmp + /dev/shm together
 UID_BASE = 1_000_000_000   # sandbox uids: far above any real account or subordinate-id range
 WORKER_MODULES = ("__init__.py", "run/__init__.py", "run/worker.py", "run/protocol.py")  # under autograder/
@@ -291,44 +290,33 @@ def refuse_message(reason: str) -> str:
             "the protection: " + PROCESS_WARNING.split(": ", 1)[1] + ".")
 
 
-def _account_ids() -> tuple[int, int] | None:
-
-    try:
-        entry = pwd.getpwnam(ACCOUNT)
-    except KeyError:
-        return None
-    return entry.pw_uid, entry.pw_gid
-
-
 @functools.lru_cache(maxsize=1)
 def probe_account() -> str:
-    """'' if ``account`` isolation holds here, else why not: root, the account exists and owns
-    nothing, and it can read neither the reference, the hidden tests nor the grader's files."""
-    if not _is_root():
-        return "account isolation needs the grader to run as root"
-    ids = _account_ids()
-    if ids is None:
-        return f"there is no account {ACCOUNT!r} (the autograder's setup.sh creates it)"
-    if 0 in ids:
-        return f"the account {ACCOUNT!r} is root"
-    if shutil.which("setpriv") is None:
-        return "missing command: setpriv (util-linux)"
-    private = [p for p in (REPO / "solutions", REPO / "grading_tests", REPO / "autograder" / "run" / "grading.py")
-               if p.exists()]
+    """'' if ``account`` isolation holds here, else why not: a uid can be leased and confined
+    (``accounts.lease``), and a process started as the student's is (uid, cgroup, Landlock) can read
+    neither the reference, the hidden tests nor the grader's files (cached per process)."""
+    try:
+        lease = accounts.lease(_python_paths())
+    except accounts.AccountError as exc:
+        return str(exc)
+    private = [p for p in (REPO / "solutions", REPO / "grading_tests", ENGINE / "run" / "grading.py") if p.exists()]
     code = ("import sys\nfor p in sys.argv[1:]:\n    try:\n        open(p).close() if not p.endswith('/') "
             "else __import__('os').listdir(p)\n    except OSError:\n        continue\n    print(p)")
-    cmd = _drop_privileges(ids[0], ids[1]) + [sys.executable, "-I", "-c", code] + [
+    cmd = _drop_privileges(lease.uid, lease.uid) + [sys.executable, "-I", "-c", code] + [
         str(p) + ("/" if p.is_dir() else "") for p in private]
     try:
-        out = subprocess.run(cmd, capture_output=True, timeout=60, cwd="/", env={"PATH": "/usr/bin:/bin"})
+        out = subprocess.run(cmd, capture_output=True, timeout=60, cwd=str(lease.home),
+                             env={"PATH": "/usr/bin:/bin"}, preexec_fn=lease.enter)
     except (OSError, subprocess.SubprocessError) as exc:
-        return f"cannot start a process as {ACCOUNT}: {exc}"
+        return f"cannot start a process as uid {lease.uid}: {exc}"
+    finally:
+        lease.release()
     if out.returncode != 0:
-        return f"a process as {ACCOUNT} failed: {out.stderr.decode('utf-8', 'replace').strip()[-200:]}"
+        return f"a process as uid {lease.uid} failed: {out.stderr.decode('utf-8', 'replace').strip()[-200:]}"
     readable = out.stdout.decode().split()
     if readable:
-        return (f"{ACCOUNT} can read {readable[0]}: make the course files readable by root only "
-                f"(chmod -R go-rwx {REPO.parent})")
+        return (f"the student's uid can read {readable[0]}: make the course files readable by root only "
+                f"(chmod -R go-rwx {REPO.parent}), or grade on a kernel with Landlock")
     return ""
 
 
@@ -338,38 +326,24 @@ def _drop_privileges(uid: int, gid: int) -> list[str]:
 
 
 def resolve_isolation(isolation: str | None, lazy: bool = False) -> str:
-    """The isolation to use. By default ``namespace``, else ``account`` where that account has
-    been set up; refuses (``SandboxUnavailable``) when neither holds. ``process`` only when asked.
-    ``lazy``: where ``namespace`` is the only candidate, skip the probe (0.1 s): the worker's own
-    set-up then refuses in the same words if the sandbox cannot be built."""
-    isolation = isolation or os.environ.get("PDL_ISOLATION") or None
-    if isolation is not None and isolation not in ISOLATIONS:
+    """The isolation to use: the one chosen (``isolation``, else ``PDL_ISOLATION``), by default
+    ``namespace``. Never another one than chosen: where it cannot be set up, grading refuses
+    (``SandboxUnavailable``). ``lazy``: skip the namespace probe (0.1 s): the worker's own set-up
+    then refuses in the same words if the sandbox cannot be built."""
+    isolation = isolation or os.environ.get("PDL_ISOLATION") or "namespace"
+    if isolation not in ISOLATIONS:
         raise ValueError(f"unknown isolation {isolation!r}; choose one of {', '.join(ISOLATIONS)}")
     if isolation == "process":
         return isolation
-    if isolation in (None, "namespace"):
-        if lazy and (isolation == "namespace" or _account_ids() is None):
-            return "namespace"
-        reason = probe()
-        if not reason:
-            return "namespace"
-        if isolation == "namespace" or _account_ids() is None:
-            raise SandboxUnavailable(refuse_message(reason))
-    reason = probe_account()
+    reason = (probe() if not lazy else "") if isolation == "namespace" else probe_account()
     if reason:
         raise SandboxUnavailable(refuse_message(reason))
-    return "account"
+    return isolation
 
 
-def _kill_uid(uid: int) -> None:
-    """SIGKILL every process of ``uid`` (what a submission run as the account may have left)."""
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if entry.stat().st_uid == uid:
-                    os.kill(int(entry.name), signal.SIGKILL)
-            except OSError:
-                pass
+def _account_child_setup(lease: accounts.Lease) -> None:
+    _child_setup()
+    lease.enter()  # its cgroup and Landlock, before anything of the student's runs
 
 
 def _child_setup():
@@ -395,34 +369,46 @@ class Worker:
         for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
             if key in os.environ:
                 env[key] = os.environ[key]
-        self._root = None if self.isolation == "namespace" else Path(tempfile.mkdtemp(prefix="pdl-work-"))
+        self._root = None if self.isolation != "process" else Path(tempfile.mkdtemp(prefix="pdl-work-"))
+        self._lease: accounts.Lease | None = None
+        self.notes: list[str] = []  # grader notes: what the isolation could not confine here
+        tmpdir = "/tmp"
         if self.isolation == "namespace":
             home = HOME
             inner[-1] = inner[-1].format("/pdl", json.dumps(limits))
             cmd = _unshare_cmd() + ["sh", "-c", _setup_script(sandbox_uid(), inner, _release_imports(files))]
             cwd = "/"
         elif self.isolation == "account":
-            uid, gid = _account_ids()
-            # the worker's modules, readable by the account; its home, writable by it alone
-            code = self._root / "pdl" / "autograder"
+            try:  # a uid of this submission's own, with its private home and temp folder
+                self._lease = lease = accounts.lease(_python_paths())
+            except accounts.AccountError as exc:
+                raise SandboxUnavailable(refuse_message(str(exc))) from None
+            code = lease.code / "autograder"  # the worker's modules, read-only for the student
             (code / "run").mkdir(parents=True)
             for name in WORKER_MODULES:
-                shutil.copy(REPO / "autograder" / name, code / name)
-            home = self._root / "home"
-            home.mkdir()
-            os.chown(home, uid, gid)
-            for path in (self._root, self._root / "pdl", code, *code.rglob("*")):
+                shutil.copy(ENGINE / name, code / name)
+            for path in (code, *code.rglob("*")):
                 path.chmod(0o755 if path.is_dir() else 0o644)
-            inner[-1] = inner[-1].format(str(self._root / "pdl"), json.dumps(limits))
-            cmd, cwd, home = _drop_privileges(uid, gid) + inner, str(home), str(home)
+            inner[-1] = inner[-1].format(str(lease.code), json.dumps(limits))
+            cmd, cwd, home, tmpdir = _drop_privileges(lease.uid, lease.uid) + inner, str(lease.home), str(lease.home), str(lease.tmp)
+            env.update(USER="student", LOGNAME="student")  # the uid has no passwd entry
+            self.notes = list(lease.notes)
         else:
-            home = str(self._root)
+            home = tmpdir = str(self._root)
             inner[-1] = inner[-1].format(str(REPO), json.dumps(limits))
             cmd, cwd = inner, home
-        env.update(HOME=home, TMPDIR="/tmp" if self.isolation == "namespace" else home,
-                   MPLCONFIGDIR=f"{home}/.config/matplotlib")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, cwd=cwd, env=env, preexec_fn=_child_setup)
+        env.update(HOME=home, TMPDIR=tmpdir, MPLCONFIGDIR=f"{home}/.config/matplotlib")
+        setup = _child_setup if self._lease is None else functools.partial(_account_child_setup, self._lease)
+        try:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, cwd=cwd, env=env, preexec_fn=setup)
+        except (OSError, subprocess.SubprocessError) as exc:
+            if self._lease is None:
+                raise
+            self._lease.release()  # its cgroup or Landlock could not be entered: refuse
+            raise SandboxUnavailable(refuse_message(f"cannot start the student's process: {exc}")) from None
+        if self._lease is not None:
+            self._lease.started()
         self._buf = bytearray()
         self._sel = selectors.DefaultSelector()
         self._sel.register(self.proc.stdout, selectors.EVENT_READ)
@@ -550,6 +536,8 @@ class Worker:
         return f"{self._requests}-{self._nonce}"
 
     def kill(self) -> None:
+        if self._lease is not None:  # every process of the uid, wherever it went (cgroup, kill(-1))
+            self._lease.kill()
         if self.proc.poll() is not None:
             return
         if self.isolation == "namespace":
@@ -590,10 +578,8 @@ class Worker:
             except (OSError, ValueError):
                 pass
         self._sel.close()
-        if self.isolation != "namespace":
-            if self.isolation == "account":  # whatever the account left behind, its processes too
-                ids = _account_ids()
-                if ids:
-                    _kill_uid(ids[0])
+        if self._lease is not None:  # its processes, files and folders; then the uid is free
+            self._lease.release()
+        if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
 
