@@ -63,8 +63,7 @@ def write_notebooks(folder: Path, mb: int, kind: str) -> tuple[Path, Path]:
     big = folder / "big.ipynb"
     with open(big, "w") as fh:
         fh.write(head)
-        for _ in range(mb):
-            fh.write(base64.b64encode(os.urandom(3 << 18)).decode())  # 1 MB of base64 at a time
+        fh.writelines(base64.b64encode(os.urandom(3 << 18)).decode() for _ in range(mb))  # 1 MB of base64 at a time
         fh.write(tail)
     return big, twin
 

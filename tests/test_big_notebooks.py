@@ -9,15 +9,15 @@ import os
 import random
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.cli import main as pdl
 from autograder.run import notebook
 from autograder.run.grading import grade
 from autograder.run.notebook import SubmissionError, code_cells, load_submission
 from autograder.run.paths import REPO
-from conftest import EXEMPLAR
 
-LIMITS = dict(timeout=60, call_timeout=10, memory_mb=2048)
+LIMITS = {"timeout": 60, "call_timeout": 10, "memory_mb": 2048}
 CORRECT = REPO / "examples" / "submissions" / EXEMPLAR / "correct.ipynb"
 HOME_FILE_CELL = (  # run in the student's process: the notebook file in its home holds no output
     "import json as _json\n"
@@ -35,8 +35,7 @@ def write_with_blob(path, nb: dict, place, size_mb: int) -> None:
     with open(path, "w") as fh:
         fh.write(head)
         fh.write(base64.b64encode(b"\x89PNG\r\n\x1a\n").decode())
-        for _ in range(size_mb):
-            fh.write(base64.b64encode(os.urandom(3 << 18)).decode())  # 1 MB of base64 at a time
+        fh.writelines(base64.b64encode(os.urandom(3 << 18)).decode() for _ in range(size_mb))  # 1 MB of base64 at a time
         fh.write(tail)
 
 
@@ -81,8 +80,8 @@ def test_a_notebook_over_the_size_cap_is_refused_with_a_note_and_the_batch_goes_
     by = {r["submission"].rsplit("/", 1)[-1]: r for r in json.loads(out.read_text())}
     assert by["big.ipynb"]["score"] == 0 and by["big.ipynb"]["max_score"] > 0
     assert by["big.ipynb"]["errors"] == [
-        "invalid notebook: the notebook is 3 MB, over the 2 MB limit; clear its outputs "
-        "(Kernel > Restart & Clear Output), save it and submit again"]
+        ("invalid notebook: the notebook is 3 MB, over the 2 MB limit; clear its outputs "
+         "(Kernel > Restart & Clear Output), save it and submit again")]
     assert by["small.ipynb"]["score"] == by["small.ipynb"]["max_score"] > 0
 
 
@@ -179,6 +178,12 @@ def test_many_siblings_long_outputs_and_a_big_kept_part(tmp_path, monkeypatch):
     monkeypatch.setattr(notebook, "MAX_KEPT", 3)
     with pytest.raises(SubmissionError, match="code and text are over"):
         load_submission(path)
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"cells": [{"cell_type": "code", "source": "b = 1"}]}).encode())
+    assert code_cells(load_submission(path)[1]) == [(0, "b = 1", set())]
 
 
 def test_a_fifo_is_refused_without_blocking(tmp_path):

@@ -27,8 +27,8 @@ _CLIPPED = "\x00pdl: a string longer than MAX_STRING\x00"
 _CLIPPED_JSON = json.dumps(_CLIPPED).encode()
 _NUMBER = b"0123456789+-.eE"  # the bytes of a JSON number: the one unbounded token outside strings
 _LONG_NUMBER = re.compile(rb"[0-9+\-.eE]{65536}")
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_WHOLE_STRINGS = re.compile(rb'(?:[^"]*"[^"\\]*(?:\\.[^"\\]*)*")*', re.S)  # text between, and whole strings
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_WHOLE_STRINGS = re.compile(rb'(?:[^"]*"[^"\\]*(?:\\.[^"\\]*)*")*', re.DOTALL)  # text between, and whole strings
 _BRACKET = re.compile(rb"[\[\]{}]")
 
 # What the grader keeps of a submission (an allow-list; everything else is skipped unread): True
@@ -132,6 +132,8 @@ def load_submission(path: Path) -> tuple[bytes, dict]:
             raise SubmissionError(too_large(info.st_size))
         if info.st_size == 0:
             raise SubmissionError("the notebook file is empty")
+        if fh.read(3) != b"\xef\xbb\xbf":  # a byte order mark, as some editors write (json.loads took it)
+            fh.seek(0)
         stream = _Clipped(fh)
         events = ijson.basic_parse(stream, buf_size=_CHUNK, use_float=True)
         try:
@@ -146,7 +148,7 @@ def load_submission(path: Path) -> tuple[bytes, dict]:
             raise SubmissionError(_invalid(exc)) from None
     if nb.get("nbformat") == 3 or "worksheets" in nb:
         for sheet in nb.get("worksheets") if isinstance(nb.get("worksheets"), list) else []:
-            for cell in sheet.get("cells") or [] if isinstance(sheet, dict) else []:
+            for cell in (sheet.get("cells") or []) if isinstance(sheet, dict) else []:
                 if isinstance(cell, dict) and cell.get("cell_type") == "code":
                     cell["outputs"] = []  # dropped unread; nbformat's upgrade expects the key
         try:
@@ -280,7 +282,7 @@ class _Kept:
             raise ijson.IncompleteJSONError("the file ends before the notebook does") from None
 
     def notebook(self) -> dict:
-        event, value = self._next()
+        event, _ = self._next()
         if event != "start_map":
             self._skip(event)
             raise SubmissionError("the file is JSON but not a notebook")
