@@ -29,8 +29,15 @@ FORBIDDEN = ("autograder", "solutions", "grading_tests", "course_config", "otter
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation",
+    """``pip wheel .`` of a copy of the course (the engine, the reference, the hidden tests and
+    course_config.py beside pyproject.toml, as in the checkout), built there so that the build
+    neither writes into the checkout nor reuses a stale build/ folder of it."""
+    src, out = tmp_path_factory.mktemp("course"), tmp_path_factory.mktemp("wheel")
+    shutil.copy(REPO / "pyproject.toml", src)
+    shutil.copy(REPO / "course_config.py", src)
+    for folder in ("autograder", "solutions", "grading_tests"):
+        shutil.copytree(REPO / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
                     "--quiet", "-w", str(out)], check=True, capture_output=True, timeout=300)
     (found,) = out.glob("pdl_course-*.whl")
     return found
