@@ -23,6 +23,7 @@ import pytest
 import course_config
 from autograder.run import diagnose, protocol
 from autograder.run.diagnose import enabled
+from autograder.run.bounded import run_bounded
 from autograder.run.notebook import (
     SubmissionError,
     _tagged_cells,
@@ -353,8 +354,9 @@ def _reason(excinfo) -> tuple[str, str]:
 
 
 class _Collector:
-    def __init__(self, student, assignment: str = "", diagnose: bool = False):
+    def __init__(self, student, assignment: str = "", diagnose: bool = False, stream=None):
         self.student = student
+        self.stream = stream  # sends each result (and the list of tests) as soon as it is known
         self.results: list[TestResult] = []
         self.collect_errors: list[str] = []
         self.assignment = assignment
@@ -371,6 +373,11 @@ class _Collector:
     def pytest_collectreport(self, report):
         if report.failed:
             self.collect_errors.append(str(report.longrepr)[-2000:])
+
+    def pytest_collection_finish(self, session):
+        if self.stream:
+            self.stream({"collected": [[item.name, points_of(item.function), _describe(item)]
+                                       for item in session.items]})
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
@@ -434,9 +441,12 @@ class _Collector:
                 diagnosis, note = self._diagnosis(call.excinfo) if rep.when == "call" else ("", "")
                 self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}",
                                                detail + note, diagnosis))
+            if self.stream:
+                self.stream({"test": asdict(self.results[-1])})
 
 
-def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plugins=()) -> list[TestResult]:
+def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plugins=(),
+                     stream=None) -> list[TestResult]:
     """The hidden tests against ``student``. ``diagnose`` (default: unless ``PDL_DIAGNOSE=0``):
     name the mistake of each failing test from the answers a recording proxy kept. ``plugins``:
     more pytest plugins (``pdl validate``'s checks of the tests themselves)."""
@@ -445,7 +455,7 @@ def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plu
         raise GraderError(f"no hidden tests for {assignment!r} in {test_dir}; run `pdl generate {assignment}`")
     if diagnose is None:
         diagnose = enabled()
-    collector = _Collector(student, assignment, diagnose)
+    collector = _Collector(student, assignment, diagnose, stream)
     args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:warnings", f"--rootdir={REPO}", "-o", "python_files=test_*.py"]
     code = pytest.main(args, plugins=[collector, *plugins])
@@ -470,7 +480,57 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     """Grade one notebook. Never raises for a bad submission: errors go into the report.
     ``public_checks``: also run the notebook's public checks (what students see on Gradescope).
     Raises ``SandboxUnavailable`` when the sandbox cannot be built (nothing is graded then),
-    ``KeyboardInterrupt`` on Ctrl-C (no partial report)."""
+    ``KeyboardInterrupt`` on Ctrl-C (no partial report).
+
+    The grader's side runs in a child process (``autograder.run.bounded``) under the student's
+    memory cap and a wall-clock cap: whatever the answers make the reference or the diagnosis
+    do, this process and the rest of a cohort are safe; tests not finished by then score 0."""
+    start = time.monotonic()
+    seconds = 2 * timeout + 40 * call_timeout + diagnose.GRADE_BUDGET_S + 120
+    options = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb, isolation=isolation,
+                   public_checks=public_checks)
+    received, how = run_bounded(lambda send: send({"report": _grade(submission, assignment, stream=send,
+                                                                    **options).to_dict()}),
+                                memory_mb=memory_mb, seconds=seconds)
+    final = next((m["report"] for m in received if "report" in m), None)
+    if final is not None:
+        return GradeReport(**{**final, "tests": [TestResult(**t) for t in final["tests"]]})
+    failure = next((m for m in received if "exception" in m), None)
+    if how == "interrupted" or (failure and failure["exception"] == "KeyboardInterrupt"):
+        raise KeyboardInterrupt
+    if failure and failure["exception"] == "SandboxUnavailable":
+        raise SandboxUnavailable(failure["message"])
+    if failure and failure["exception"] not in ("MemoryError", "_ArrayMemoryError"):
+        raise GraderError(f"grading {submission} failed: {failure['exception']}: {failure['message']}")
+    why = (f"it took longer than {seconds:.0f} s" if how == "timeout" else
+           f"it needed more than the {memory_mb} MB the grader allows one submission" if failure or "KILL" in how
+           else f"the grader's process {how}")
+    return _stopped_report(submission, assignment, received, why, time.monotonic() - start)
+
+
+def _stopped_report(submission, assignment: str, received: list, why: str, seconds: float) -> GradeReport:
+    """What is known when the grader's child stopped early: the tests it finished; the rest 0."""
+    report = GradeReport(assignment=assignment, submission=str(submission), version=assignment_version(assignment),
+                         seconds=round(seconds, 2))
+    for m in received:
+        report.manual = m.get("manual", report.manual)
+        report.checks = m.get("checks", report.checks)
+        report.public_notes = m.get("public_notes", report.public_notes)
+        report.isolation = m.get("isolation", report.isolation)
+    done = {t["name"]: TestResult(**t) for m in received if "test" in m for t in [m["test"]]}
+    collected = next((m["collected"] for m in received if "collected" in m), [])
+    report.tests = [done.get(name) or TestResult(name, 0.0, float(pts), False, f"{desc}: not graded: the grader "
+                                                 f"stopped on this submission ({why})")
+                    for name, pts, desc in collected] or list(done.values())
+    report.errors = [f"the grader stopped on this submission: {why}; the tests it had not finished score 0"]
+    report.score = sum(t.points for t in report.tests)
+    report.max_score = sum(t.max_points for t in report.tests)
+    return report
+
+
+def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, memory_mb: int | None,
+           isolation: str | None, public_checks: bool, stream) -> GradeReport:
+    """``grade``'s work, in the bounded child; ``stream`` sends what is known as soon as it is."""
     start = time.monotonic()
     isolation = resolve_isolation(isolation, lazy=True)
     path = Path(submission)
@@ -485,6 +545,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     else:
         release = load_release(assignment)  # the one read of the release
         report.manual = read_answers(nb, release_questions(assignment, release))
+        stream({"manual": report.manual})
         files = assignment_files(assignment)
         files[f"{assignment}.ipynb"] = raw
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],
@@ -497,7 +558,8 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
             # (not the submission's): nothing a student sees before publication can carry one.
             report.checks = _public_checks(student, [text for _, _, text in _tagged_cells(release, "check", "code")])
             report.public_notes = _notes(student)
-        report.tests = run_hidden_tests(assignment, student)
+            stream({"checks": report.checks, "public_notes": report.public_notes, "isolation": student.isolation})
+        report.tests = run_hidden_tests(assignment, student, stream=stream)
     finally:
         if isinstance(student, SandboxStudent):
             student.close()
