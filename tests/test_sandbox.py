@@ -721,7 +721,7 @@ def test_a_cohort_in_account_isolation(tmp_path, correct_nb, nothing_left_behind
 
 
 LEAVE = r'''
-import os, tempfile
+import ctypes, os, tempfile
 def f(token):
     made = []
     for folder in ("/tmp", "/dev/shm", "/var/tmp", tempfile.gettempdir()):
@@ -735,8 +735,16 @@ def f(token):
                 made.append(path)
             except OSError:
                 pass
+    libc = ctypes.CDLL(None, use_errno=True)  # System V shared memory: not a file anywhere
+    made.append(libc.shmget(0, 4096, 0o1000 | 0o600))  # IPC_PRIVATE, IPC_CREAT
     return [tempfile.gettempdir(), os.environ.get("TMPDIR"), made]
 '''
+
+
+def _ipc_of(uid: int) -> list[int]:
+    """Ids of the System V shared memory segments ``uid`` owns."""
+    header, *rows = Path("/proc/sysvipc/shm").read_text().splitlines()
+    return [int(r["shmid"]) for r in (dict(zip(header.split(), row.split())) for row in rows) if r["uid"] == str(uid)]
 
 
 @pytest.mark.parametrize("landlock", [True, False], ids=["landlock", "permissions-only"])
@@ -751,9 +759,12 @@ def test_nothing_is_left_in_tmp_or_dev_shm(landlock, monkeypatch, nothing_left_b
     try:
         tmp, tmpdir, made = _call(worker, LEAVE, "f", token)
         assert tmp == tmpdir == str(worker._lease.tmp)  # its own temp folder
-        private = worker._lease.root
+        private, uid = worker._lease.root, worker._lease.uid
+        shm = made.pop()
+        assert shm >= 0 and _ipc_of(uid) == [shm]
     finally:
         worker.close()
+    assert _ipc_of(uid) == []
     if landlock:
         assert made == [tmp + "/" + token, tmp + "/" + token + "-dir"]  # the host's scratch is closed to it
     else:

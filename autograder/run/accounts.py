@@ -25,8 +25,9 @@ runs as a uid that no one else uses while it runs.
   signal or abstract UNIX socket outside the submission. What the kernel cannot confine is
   said in a grader note (``Lease.notes``).
 * **Private scratch space**: home and temp folder (``TMPDIR``) in a fresh folder removed at
-  teardown; whatever the uid still owns in the host's ``/tmp``, ``/var/tmp`` and ``/dev/shm``
-  (possible only without Landlock) is removed too.
+  teardown; whatever the uid still owns in the host's ``/tmp``, ``/var/tmp``, ``/dev/shm`` and
+  ``/dev/mqueue`` (possible only without Landlock) is removed too, and so are its System V IPC
+  objects (which Landlock does not confine).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ from landlockpy import AccessFS, AccessNet
 UID_FIRST = 900_000_000     # the account uids: UID_FIRST .. UID_FIRST + POOL - 1 (see above)
 POOL = 64                   # concurrent submissions in account isolation, per host
 LOCKS = Path("/run/pdl-account-uids")  # <uid>.lock, held by the grader that leased the uid
-SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")  # where any uid may write on a host
+SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")  # where any uid may write on a host
+IPC = {"shm": "-m", "sem": "-s", "msg": "-q"}  # System V IPC objects (/proc/sysvipc/<kind>), ipcrm's option
 ETC_READ = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts")  # of /etc, read-only
 DEVICES_READ = ("zero", "random", "urandom")
 SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -127,6 +129,26 @@ def remove_files(uid: int) -> list[str]:
                 walk(entry.path)
     for top in sorted(tops):
         walk(top)
+    return removed
+
+
+def remove_ipc(uid: int) -> list[str]:
+    """Remove the System V shared memory, semaphores and message queues that ``uid`` created or
+    owns (Landlock does not confine them; they outlive every process); returns what was removed."""
+    removed = []
+    for kind, option in IPC.items():
+        try:
+            header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        except (OSError, ValueError):
+            continue
+        names = header.split()
+        for row in rows:
+            fields = dict(zip(names, row.split()))
+            if str(uid) in (fields.get("uid"), fields.get("cuid")):
+                ident = fields.get(names[1], "")
+                subprocess.run(["ipcrm", option, ident], stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=30, check=False)
+                removed.append(f"{kind} {ident}")
     return removed
 
 
@@ -324,6 +346,7 @@ class Lease:
         self.started()
         self.kill()
         remove_files(self.uid)
+        remove_ipc(self.uid)
         shutil.rmtree(self.root, ignore_errors=True)
         os.close(self._lock)  # a uid that still owns a process is refused by the next ``lease``
         self._lock = -1
@@ -351,6 +374,7 @@ def lease(read_only: list[Path]) -> Lease:
             refused.append(f"uid {uid} still owns a process")
         else:
             remove_files(uid)
+            remove_ipc(uid)
             held = Lease(uid, fd)
             try:
                 held.confine(read_only)

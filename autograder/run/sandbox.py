@@ -286,7 +286,8 @@ def namespaces_available() -> bool:
 def refuse_message(reason: str) -> str:
     return (f"cannot build the grading sandbox here ({reason}). Grading refuses to run students' code "
             "unprotected. Fix the host (Linux with util-linux; run as root, or allow unprivileged user "
-            "namespaces), or pass --isolation process to grade anyway as a plain process, giving up "
+            "namespaces; a root grader in a container that refuses namespaces may choose --isolation "
+            "account), or pass --isolation process to grade anyway as a plain process, giving up "
             "the protection: " + PROCESS_WARNING.split(": ", 1)[1] + ".")
 
 
@@ -384,11 +385,15 @@ class Worker:
             except accounts.AccountError as exc:
                 raise SandboxUnavailable(refuse_message(str(exc))) from None
             code = lease.code / "autograder"  # the worker's modules, read-only for the student
-            (code / "run").mkdir(parents=True)
-            for name in WORKER_MODULES:
-                shutil.copy(ENGINE / name, code / name)
-            for path in (code, *code.rglob("*")):
-                path.chmod(0o755 if path.is_dir() else 0o644)
+            try:
+                (code / "run").mkdir(parents=True)
+                for name in WORKER_MODULES:
+                    shutil.copy(ENGINE / name, code / name)
+                for path in (code, *code.rglob("*")):
+                    path.chmod(0o755 if path.is_dir() else 0o644)
+            except BaseException:
+                lease.release()
+                raise
             inner[-1] = inner[-1].format(str(lease.code), json.dumps(limits))
             cmd, cwd, home, tmpdir = _drop_privileges(lease.uid, lease.uid) + inner, str(lease.home), str(lease.home), str(lease.tmp)
             env.update(USER="student", LOGNAME="student")  # the uid has no passwd entry
