@@ -84,3 +84,68 @@ def test_perturbation_reaches_every_float_and_nothing_else():
     out = refinputs.perturbed(value, 2.0)
     assert out["a"] == (2.0, 2, True) and out["c"] == "x" and out["d"] == 8.0
     assert out["b"][0].tolist() == [0.0, 2.0, 4.0] and out["b"][1].tolist() == [0, 1, 2]
+
+
+# -- the grader bounded against student data -------------------------------------------------
+def test_a_child_over_its_memory_cap_fails_alone():
+    from autograder.run.bounded import run_bounded
+
+    def work(send):
+        send({"step": 1})
+        blocks = [bytearray(2**26) for _ in range(64)]  # 4 GB, far over the cap
+        send({"never": len(blocks)})
+
+    received, how = run_bounded(work, memory_mb=256, seconds=60)
+    assert received[0] == {"step": 1} and received[1]["exception"] == "MemoryError" and how == "error"
+
+
+def test_a_child_stuck_in_native_code_is_killed_at_the_wall_clock_cap():
+    import time
+
+    from autograder.run.bounded import run_bounded
+
+    def work(send):
+        import signal
+        send({"step": 1})
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM, signal.SIGINT})  # as native code would
+        time.sleep(3600)
+
+    start = time.monotonic()
+    received, how = run_bounded(work, memory_mb=None, seconds=2)
+    assert received == [{"step": 1}] and how == "timeout" and time.monotonic() - start < 30
+
+
+def test_stopped_grading_keeps_finished_tests_and_zeroes_the_rest():
+    received = [{"collected": [["test_a", 1.0, "a"], ["test_b", 2.0, "b"]]},
+                {"test": {"name": "test_a", "points": 1.0, "max_points": 1.0, "passed": True, "message": "a"}}]
+    report = grading._stopped_report("nb.ipynb", EXEMPLAR, received, "it took longer than 9 s", 9.0)
+    assert [(t.name, t.points, t.max_points) for t in report.tests] == [("test_a", 1.0, 1.0), ("test_b", 0.0, 2.0)]
+    assert report.score == 1.0 and report.max_score == 3.0 and "longer than 9 s" in report.errors[0]
+
+
+def test_answers_are_checked_against_the_contract_before_conversion():
+    import numpy as np
+    import pytest
+
+    from autograder.run.diagnose.compare import _leaves, close
+    from autograder.run.testing import assert_close
+
+    huge = np.zeros(2**24, dtype=np.int8)  # 16 MB on the wire, 128 MB as floats
+    with pytest.raises(AssertionError, match="wrong shape"):
+        assert_close(huge, np.zeros(3))
+    with pytest.raises(AssertionError, match="expected numbers"):
+        assert_close(np.array(["a", "b", "c"]), np.zeros(3))
+    assert not close(huge, np.zeros(3), 1e-6, 1e-9)
+    assert [why for _, a, why in _leaves(huge, np.zeros(3)) if a is None] == [
+        f"an array of shape ({2**24},) where shape (3,) is expected"]
+
+
+def test_inputs_carrying_a_students_answer_are_never_replayed():
+    """The diagnosis replays recorded calls through the reference: a call whose inputs carry a
+    value the student returned is not recorded."""
+    import numpy as np
+
+    value = {"w": np.ones(3), "b": [2.5, np.zeros(2)]}
+    ids = grading._identities(value)
+    assert id(value["w"]) in ids and id(value["b"][1]) in ids and id(value["b"]) in ids
+    assert not grading._identities(7) and not grading._identities("text")

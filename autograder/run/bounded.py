@@ -46,6 +46,9 @@ def _child(work, write_fd: int, memory_mb: int | None, parent: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         if os.getppid() != parent:
             os._exit(1)
+        # Buffers of big messages from mmap, given back when freed (glibc's dynamic threshold
+        # would otherwise keep each one on the heap: the peak would grow with every message).
+        ctypes.CDLL(None).mallopt(-3, 2**20)  # M_MMAP_THRESHOLD
         if memory_mb:
             cap = (_address_space_mb() + memory_mb) * 2**20
             hard = resource.getrlimit(resource.RLIMIT_AS)[1]
@@ -53,6 +56,7 @@ def _child(work, write_fd: int, memory_mb: int | None, parent: int) -> None:
                 cap = min(cap, hard)
             resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         work(send)
+        send({"peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)})
     except KeyboardInterrupt:
         code = 130
     except BaseException as exc:  # noqa: BLE001 - the parent decides what an error means

@@ -9,6 +9,7 @@ never leave this process.
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import inspect
 import json
@@ -18,12 +19,15 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import course_config
 from autograder.run import diagnose, protocol
-from autograder.run.diagnose import enabled
 from autograder.run.bounded import run_bounded
+from autograder.run.diagnose import enabled
+from autograder.run.diagnose.catalogue import _FAILED, Call
+from autograder.run.diagnose.compare import _leaves
 from autograder.run.notebook import (
     SubmissionError,
     _tagged_cells,
@@ -47,6 +51,7 @@ from autograder.run.testing import StudentError, points_of
 SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
 MAX_RESTARTS = 3  # runs of the notebook after the first, whatever the cause: hangs, crashes, forged answers
 MAX_ERRORS = 30   # grader notes kept in one report
+LARGE_ANSWER = 2**20  # bytes: an answer this large is checked against the reference's before a test sees it
 
 
 class GraderError(RuntimeError):
@@ -78,6 +83,7 @@ class GradeReport:
     public_notes: list = field(default_factory=list)  # the notes known before any hidden test ran
     isolation: str = ""
     seconds: float = 0.0
+    grader_mb: float = 0.0  # peak memory of the grader's side (the bounded child), for benchmarks
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -119,8 +125,9 @@ class SandboxStudent:
     """The student's functions, living in a sandboxed process; restarted after a crash."""
 
     def __init__(self, files: dict[str, bytes], cells, *, timeout: float, call_timeout: float,
-                 memory_mb: int | None, isolation: str | None = None):
+                 memory_mb: int | None, isolation: str | None = None, assignment: str = ""):
         self._files, self._cells = files, list(cells)
+        self._assignment = assignment  # whose reference is the contract of a large answer
         self._timeout, self._call_timeout = timeout, call_timeout
         self._memory_mb, self._isolation = memory_mb, isolation
         # CPU seconds for one process: a backstop behind the wall-clock limits (threads add up)
@@ -142,6 +149,7 @@ class SandboxStudent:
         self.isolation = ""
         self.call_log: list = []  # (name, args, kwargs, value) of answered calls, for the diagnosis
         self._returned: set[int] = set()  # ids of the values the student's functions returned
+        self.large_answers = False  # set when an answer was large: the collector then frees it at once
 
     def _start(self) -> Worker:
         with self._lock:
@@ -268,6 +276,13 @@ class SandboxStudent:
                     value = protocol.decode(answer.get("value"))
                 except (protocol.ProtocolError, ValueError, TypeError) as exc:
                     raise StudentError("invalid", f"{name} returned unreadable data: {exc}") from None
+                if _payload_bytes(value) > LARGE_ANSWER:
+                    self.large_answers = True
+                    wrong = "" if supplied else self._contract_problem(name, args, kwargs, value)
+                    if wrong:
+                        answer = value = None  # a traceback keeps this frame: let the answer go now
+                        raise StudentError("invalid", f"{name} returned {wrong} (see the docstring for what "
+                                                      "it returns)")
                 self._returned |= _identities(value)
                 if not supplied:
                     self.call_log.append((name, args, kwargs, value))
@@ -275,6 +290,17 @@ class SandboxStudent:
             raise StudentError(protocol.short(str(status), 40), protocol.short(answer.get("message", status)))
 
         return call
+
+    def _contract_problem(self, name: str, args, kwargs, value) -> str:
+        """A large answer must have the structure of the reference's answer to the same call
+        (the same containers, keys, lengths and array sizes), or it never reaches a test: what
+        differs, or ""."""
+        if not self._assignment:
+            return ""
+        expected = diagnose.catalogue(self._assignment).reference.call(Call(name, args, kwargs, None))
+        if expected is _FAILED:
+            return ""
+        return next((why for _, a, why in _leaves(value, expected) if a is None), "")
 
     def public_checks(self, cells: list[str] = ()) -> list:
         """[(description, passed, message)] of the notebook's public checks (``cells``: the
@@ -301,6 +327,23 @@ class SandboxStudent:
         for worker in workers:
             worker.close()
         self._worker = self._current = self._early = None
+
+
+def _payload_bytes(value) -> int:
+    """Roughly how much memory an answer holds (arrays by their bytes, anything else 8 a value)."""
+    total, stack = 0, [value]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, np.ndarray):
+            total += x.nbytes
+        elif isinstance(x, dict):
+            stack += list(x.values())
+        elif isinstance(x, (list, tuple)):
+            total += 8 * len(x)
+            stack += list(x)
+        else:
+            total += 8
+    return total
 
 
 def _identities(value) -> set[int]:
@@ -382,10 +425,13 @@ class _Collector:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
         """Keep only this test's calls in the log, and note the tolerances it compares with."""
+        log = getattr(self.student, "__dict__", {}).get("call_log")
+        if isinstance(log, list):
+            log.clear()  # with or without a diagnosis: a log never outlives its test
         if not self.diagnose:
             yield
+            self._free_large_answers()
             return
-        self.student.call_log.clear()
         self._tolerances = []
         module = getattr(item, "module", None)
         original = getattr(module, "assert_close", None)
@@ -407,6 +453,14 @@ class _Collector:
         finally:
             if callable(original):
                 module.assert_close = original
+            self._free_large_answers()
+
+    def _free_large_answers(self):
+        """A failed test's traceback keeps the student's answers in reference cycles until the
+        collector runs: after a large answer, run it now, so one answer is held at a time."""
+        if getattr(self.student, "__dict__", {}).get("large_answers"):
+            self.student.large_answers = False
+            gc.collect()
 
     def _diagnosis(self, excinfo) -> tuple[str, str]:
         """(diagnosis, note for the TA) of a failed test; only for wrong answers, not for a
@@ -493,8 +547,9 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
                                                                     **options).to_dict()}),
                                 memory_mb=memory_mb, seconds=seconds)
     final = next((m["report"] for m in received if "report" in m), None)
+    peak = next((m["peak_mb"] for m in received if "peak_mb" in m), 0.0)
     if final is not None:
-        return GradeReport(**{**final, "tests": [TestResult(**t) for t in final["tests"]]})
+        return GradeReport(**{**final, "tests": [TestResult(**t) for t in final["tests"]], "grader_mb": peak})
     failure = next((m for m in received if "exception" in m), None)
     if how == "interrupted" or (failure and failure["exception"] == "KeyboardInterrupt"):
         raise KeyboardInterrupt
@@ -550,7 +605,7 @@ def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, 
         files[f"{assignment}.ipynb"] = raw
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],
                                  timeout=timeout, call_timeout=call_timeout,
-                                 memory_mb=memory_mb, isolation=isolation)
+                                 memory_mb=memory_mb, isolation=isolation, assignment=assignment)
         student.prestart()
     try:
         if public_checks and isinstance(student, SandboxStudent):
