@@ -1,0 +1,112 @@
+"""The final grades in the LMSs' own import formats, beside grades.csv: ``canvas.csv`` (Canvas's
+gradebook import: the layout of its gradebook export) and ``moodle.csv`` (Moodle's offline grading
+worksheet of an assignment). Both hold each student's FINAL grade (total less the late penalty),
+and a row for every roster student without a submission (0)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import course_config
+from autograder.cohort import late
+from autograder.cohort.handscores import write_rows
+from autograder.cohort.pages import written
+
+CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+CANVAS_POINTS = "    Points Possible"  # the second line of Canvas's export, as Canvas writes it
+MOODLE_HEADER = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade",
+                 "Grade can be changed", "Last modified (submission)", "Last modified (grade)", "Feedback comments"]
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+def standing(rec: dict, hand=None, deadline=None) -> dict:
+    """A record's grade: ``written`` (pages.written), ``total``, ``total_max`` and what lateness
+    costs (late.assess: ``late``, ``by``, ``lms_late``, ``penalty``, ``final``, ``why``)."""
+    w = written(rec, hand)
+    total, total_max = float(rec["score"]) + w["score"], float(rec["max_score"]) + w["max"]
+    return {**late.assess(rec, deadline, late.policy_for(rec["assignment"]), total, total_max),
+            "written": w, "total": total, "total_max": total_max}
+
+
+def number(x: float) -> str:
+    """A grade as a plain decimal (no exponent, no trailing zeros)."""
+    return f"{float(x):.4f}".rstrip("0").rstrip(".") or "0"
+
+
+def points_possible(summary: dict, hand=None) -> float:
+    """The assignment's maximum (tests and written answers) as the records say."""
+    return max((float(r["max_score"]) + written(r, hand)["max"] for r in summary["results"]), default=0.0)
+
+
+def canvas_column(assignment: str) -> str:
+    """Canvas names an assignment's column ``<name> (<Canvas assignment id>)``: with the id from
+    course_config.CANVAS_ASSIGNMENT_IDS (digits only), else the name alone (Canvas then matches
+    it by name, or offers to create the assignment)."""
+    cid = str((getattr(course_config, "CANVAS_ASSIGNMENT_IDS", {}) or {}).get(assignment, ""))
+    return f"{assignment} ({cid})" if cid.isascii() and cid.isdigit() else assignment
+
+
+def canvas_rows(summary: dict, hand=None, deadline=None) -> list[list]:
+    """Canvas's gradebook CSV: ``Student, ID, SIS User ID, SIS Login ID, Section, <assignment>``,
+    then the "Points Possible" line, then a line per student. ID is Canvas's user id (a Canvas
+    download's; for a roster student without a submission in a Canvas cohort, the roster's id);
+    SIS User ID is the roster's id where it is not that; SIS Login ID is left empty."""
+    results = summary["results"]
+    rows = [[*CANVAS_HEADER, canvas_column(summary["assignment"])],
+            [CANVAS_POINTS, "", "", "", "", number(points_possible(summary, hand))]]
+    for rec in results:
+        cid = str(rec.get("lms_id") or "") if rec.get("lms") == "canvas" else ""
+        sis = str(rec.get("roster_id") or "")
+        rows.append([rec.get("name") or rec["student"], cid, "" if sis == cid else sis, "", rec.get("section", ""),
+                     number(standing(rec, hand, deadline)["final"])])
+    canvas = bool(results) and all(r.get("lms") == "canvas" for r in results)
+    for a in summary.get("absent") or []:
+        rows.append([a["name"] or a["roster_id"], a["roster_id"] if canvas else "", "" if canvas else a["roster_id"],
+                     "", a["section"], "0"])
+    return rows
+
+
+def moodle_time(iso: str) -> str:
+    """2026-10-15T21:30:00Z -> "Thursday, 15 October 2026, 9:30 PM" (Moodle's worksheet format;
+    the time in UTC); "-" (Moodle's empty date) for none."""
+    try:
+        at = dt.datetime.strptime(str(iso or ""), "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return "-"
+    return (f"{DAYS[at.weekday()]}, {at.day} {MONTHS[at.month - 1]} {at.year}, "
+            f"{(at.hour % 12) or 12}:{at.minute:02d} {'AM' if at.hour < 12 else 'PM'}")
+
+
+def moodle_rows(summary: dict, hand=None, deadline=None, now: dt.datetime | None = None) -> list[list]:
+    """Moodle's offline grading worksheet: Identifier is ``Participant <id>`` with Moodle's id of
+    the participant (a Moodle download's; else the roster's id, else the student id), Grade and
+    Maximum Grade with two decimals, "Last modified (grade)" the time of this export (``now``,
+    UTC), so that Moodle takes these grades unless one was changed in Moodle since."""
+    stamp = moodle_time((now or dt.datetime.now(dt.UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    top = points_possible(summary, hand)
+    rows = [list(MOODLE_HEADER)]
+    for rec in summary["results"]:
+        s = standing(rec, hand, deadline)
+        w = s["written"]
+        pid = rec.get("lms_id") if rec.get("lms") == "moodle" else (rec.get("roster_id") or rec["student"])
+        comment = (f"Tests {number(rec['score'])} / {number(rec['max_score'])}"
+                   + (f"; written answers {number(w['score'])} / {number(w['max'])}"
+                      + (f" ({w['ungraded']} not graded yet)" if w["ungraded"] else "") if w["items"] else "")
+                   + (f"; late penalty {number(s['penalty'])}" if s["penalty"] else "")
+                   + f"; final {number(s['final'])} / {number(s['total_max'])}.")
+        rows.append([f"Participant {pid}", rec.get("name") or rec["student"], rec.get("email", ""),
+                     "Submitted for grading", f"{s['final']:.2f}", f"{top:.2f}", "Yes",
+                     moodle_time(rec.get("submitted_at")), stamp, comment])
+    for a in summary.get("absent") or []:
+        rows.append([f"Participant {a['roster_id']}", a["name"] or a["roster_id"], a["email"], "No submission",
+                     "0.00", f"{top:.2f}", "Yes", "-", stamp, "No submission."])
+    return rows
+
+
+def write_exports(summary: dict, out, hand=None, deadline=None, now: dt.datetime | None = None) -> None:
+    """``<out>/canvas.csv`` and ``<out>/moodle.csv`` (cells that a spreadsheet would run as a
+    formula get a leading quote, as in grades.csv)."""
+    write_rows(out / "canvas.csv", canvas_rows(summary, hand, deadline))
+    write_rows(out / "moodle.csv", moodle_rows(summary, hand, deadline, now))
