@@ -101,7 +101,7 @@ def cmd_grade_cohort(args) -> int:
           + (" (hand scores merged from written_scores.csv" + (" and the gradebook" if db else "") + ")"
              if any(r.get("manual") for r in results) else "") + " ...", flush=True)
     hand = hand_scores(summary, out, db)
-    write_outputs(summary, out, Path(args.csv) if args.csv else None, hand)
+    changed = write_outputs(summary, out, Path(args.csv) if args.csv else None, hand)
     gradebook_error = ""
     if db:
         try:
@@ -124,6 +124,7 @@ def cmd_grade_cohort(args) -> int:
     for item in summary.get("notes", []):
         print(f"note: {item}")
     print(f"grades: {args.csv or out / 'grades.csv'}   feedback: {out / 'feedback'}/   report: {out / 'report.html'}")
+    print(changed["message"])
     if any(r.get("manual") for r in results):
         scored = sum(1 for v in hand.values.values() if v["score"])
         print(f"written answers: {out / 'written.html'} (by question); scores go in {out / 'written_scores.csv'} "

@@ -20,11 +20,19 @@ on that side. Score and comment are merged separately, for each student and ques
 Nothing typed is dropped: a score that is not a number from 0 to the question's points stays
 in the CSV as typed (it is reported, and not counted), rows of students absent from a run are
 kept, and a gradebook that cannot be read leaves the CSV's values in charge.
+
+**A hand score holds only while its answer is unchanged.** With each score and comment pdl keeps
+a hash of the answer text it was given for (``answer_hash``): a score typed since the last run
+was given for the answer that run showed; one carried over keeps its hash. When the answer in
+hand differs (the student resubmitted a changed answer), the score and comment are cleared on
+both sides (the answer is back to "to grade") and kept as the *previous grading (answer changed
+since)*, which ``written.html`` and ``written_scores.csv`` show until the new answer is scored.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -35,6 +43,7 @@ from pathlib import Path
 from autograder.course import nbgrader as nbgrader_course
 
 FIELDS = ("score", "comment")
+ANSWER_FIELDS = ("shown", "graded", "previous_score", "previous_comment")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -95,6 +104,9 @@ class HandScores:
     problems: list = field(default_factory=list)     # scores that are not usable, unreadable sides
     conflicts: list = field(default_factory=list)    # both sides edited differently
     edits: dict = field(default_factory=lambda: {"csv": 0, "gradebook": 0})  # answers edited there
+    previous: dict = field(default_factory=dict)     # key -> {"score", "comment"} of a changed answer
+    stale: list = field(default_factory=list)        # keys whose answer changed since scored, this run
+    answers: dict | None = None                      # State.answers to keep (None: not merged with hashes)
 
     def get(self, student: str, question: str) -> dict:
         return self.values.get((student, question), {"score": "", "comment": ""})
@@ -106,6 +118,12 @@ class HandScores:
         if number is None or not 0 <= number <= float(max_points) + 1e-9:
             return None
         return number
+
+
+def answer_hash(text) -> str:
+    """A written answer's fingerprint (line endings and surrounding blanks ignored)."""
+    norm = str(text or "").replace("\r\n", "\n").strip()
+    return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def read_csv_scores(path: Path) -> dict:
@@ -167,6 +185,14 @@ class State:
             data = {}
         self.csv = self._load(data.get("csv"))
         self.gradebooks = {url: self._load(v) for url, v in (data.get("gradebooks") or {}).items()}
+        # (student, question) -> {"shown": hash of the answer last shown, "graded": hash the score and
+        # comment were given for, "previous_score", "previous_comment": the grading of a changed answer}
+        self.answers = {}
+        for key, value in (data.get("answers") or {}).items():
+            student, _, question = key.partition("\t")
+            if isinstance(value, dict):
+                self.answers[(student, question)] = {k: str(v) for k, v in value.items()
+                                                     if k in ANSWER_FIELDS and isinstance(v, str)}
 
     @staticmethod
     def _load(table) -> dict:
@@ -185,16 +211,20 @@ class State:
         data = {"note": "what pdl last wrote to written_scores.csv and to each gradebook; a value that "
                         "differs from it is an edit by the TA (see autograder/cohort/handscores.py)",
                 "csv": self._dump(self.csv),
-                "gradebooks": {url: self._dump(t) for url, t in sorted(self.gradebooks.items())}}
+                "gradebooks": {url: self._dump(t) for url, t in sorted(self.gradebooks.items())},
+                "answers": self._dump(self.answers)}
         tmp = self.path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
         os.replace(tmp, self.path)
 
 
-def merge(out: Path, assignment: str, maxima: dict, db_url: str | None) -> HandScores:
+def merge(out: Path, assignment: str, maxima: dict, db_url: str | None,
+          answers: dict | None = None) -> HandScores:
     """Merge the CSV and the gradebook (``db_url``; None: the CSV alone).
 
     ``maxima``: (student, question) -> the question's points, for every answer of this run.
+    ``answers``: (student, question) -> ``answer_hash`` of this run's answer; with it, a score
+    given for another answer is cleared and kept as the previous grading.
     """
     csv_path = out / "written_scores.csv"
     state = State(out / "hand_scores.json")
@@ -246,6 +276,8 @@ def merge(out: Path, assignment: str, maxima: dict, db_url: str | None) -> HandS
             merged[f] = value.strip() if f == "score" else value
         for side, flag in edited.items():
             hand.edits[side] += flag
+        if answers is not None and key in answers:
+            _hold_while_unchanged(hand, state, key, merged, answers[key], edited["csv"] or edited["gradebook"])
         if merged["score"] or merged["comment"] or key in maxima:
             hand.values[key] = merged
         text = merged["score"]
@@ -271,10 +303,38 @@ def merge(out: Path, assignment: str, maxima: dict, db_url: str | None) -> HandS
     return hand
 
 
+def _hold_while_unchanged(hand: HandScores, state: State, key, merged: dict, now: str, edited: bool) -> None:
+    """A score and comment hold only for the answer they were given for (module docstring)."""
+    if hand.answers is None:
+        hand.answers = {k: dict(v) for k, v in state.answers.items()}
+    seen = hand.answers.get(key, {})
+    entry = {"shown": now}
+    if merged["score"] or merged["comment"].strip():
+        # typed since the last run: for the answer that run showed; else the hash kept with it
+        graded = (seen.get("shown") if edited else seen.get("graded") or seen.get("shown")) or now
+        if graded != now:
+            hand.previous[key] = dict(merged)
+            hand.stale.append(key)
+            hand.problems.append(f"{key[0]}, {key[1]}: the answer changed since it was scored "
+                                 f"({merged['score'] or 'no score'}); back to be graded, the old score and "
+                                 "comment are shown as the previous grading in written.html")
+            merged["score"], merged["comment"] = "", ""
+        else:
+            entry["graded"] = now
+    if key not in hand.previous and not merged["score"] and "previous_score" in seen:
+        hand.previous[key] = {"score": seen["previous_score"], "comment": seen.get("previous_comment", "")}
+    if key in hand.previous:
+        entry.update(previous_score=hand.previous[key]["score"], previous_comment=hand.previous[key]["comment"])
+    hand.answers[key] = entry
+
+
 def remember_csv(out: Path, hand: HandScores, rows: dict) -> None:
-    """After written_scores.csv was written: what it now holds is pdl's, not an edit."""
+    """After written_scores.csv was written: what it now holds is pdl's, not an edit; with it,
+    which answer each score was given for."""
     state = State(out / "hand_scores.json")
     state.csv = {key: {f: str(v.get(f, "")) for f in FIELDS} for key, v in rows.items()}
+    if hand.answers is not None:
+        state.answers = hand.answers
     state.save()
 
 

@@ -11,6 +11,8 @@ import warnings
 from pathlib import Path
 
 from autograder.cohort import handscores
+from autograder.cohort.changes import record_changes
+from autograder.cohort.found import write_mistakes
 from autograder.cohort.grade import _write_atomic
 from autograder.cohort.handscores import HandScores, read_csv_scores, remember_csv, write_rows
 from autograder.cohort.pages import (
@@ -22,6 +24,7 @@ from autograder.cohort.pages import (
     feedback_markdown,
     late,
     notes,
+    previous_grading,
     test_names,
     written,
     written_answers_html,
@@ -49,7 +52,10 @@ def hand_scores(summary: dict, out: Path, db_url: str | None = None):
     """The TA's scores and comments for written answers, merged from ``<out>/written_scores.csv``
     and (``db_url``) the gradebook's formgrader grades; see autograder/cohort/handscores.py for the rule."""
 
-    return handscores.merge(out, summary["assignment"], _maxima(complete_answers(summary)), db_url)
+    complete_answers(summary)
+    answers = {(rec["student"], str(m.get("question", ""))): handscores.answer_hash(m.get("text", ""))
+               for rec in summary["results"] for m in rec.get("manual") or []}
+    return handscores.merge(out, summary["assignment"], _maxima(summary), db_url, answers)
 
 
 
@@ -76,22 +82,24 @@ def write_csv(results: list[dict], path: Path, hand=None, deadline=None) -> None
 
 def write_written_scores(summary: dict, path: Path, hand=None) -> dict:
     """``written_scores.csv``: one row per student and written question, with the merged score
-    and comment (empty until the TA fills them in). Rows of students absent from this run that
-    hold a score or comment are kept. Returns what was written, by (student, question)."""
+    and comment (empty until the TA fills them in), and the previous grading of an answer that
+    changed since it was scored. Rows of students absent from this run that hold a score or
+    comment are kept. Returns what was written, by (student, question)."""
 
     if hand is None:  # no merge asked for: keep what the file holds
         hand = HandScores(values=read_csv_scores(path))
-    rows = [["student", "question", "max_points", "answered", "score", "comment"]]
+    rows = [["student", "question", "max_points", "answered", "score", "comment", "previous_grading"]]
     written: dict = {}
     for rec in summary["results"]:
         for m in rec.get("manual") or []:
             key = (rec["student"], str(m.get("question", "")))
             value = hand.get(*key)
-            rows.append([key[0], key[1], m.get("points", ""), answer_state(m), value["score"], value["comment"]])
+            rows.append([key[0], key[1], m.get("points", ""), answer_state(m), value["score"], value["comment"],
+                         previous_grading(hand.previous.get(key))])
             written[key] = value
     for key, value in sorted(hand.values.items()):
         if key not in written and (value["score"] or value["comment"]):
-            rows.append([key[0], key[1], "", "not in this run", value["score"], value["comment"]])
+            rows.append([key[0], key[1], "", "not in this run", value["score"], value["comment"], ""])
             written[key] = value
     write_rows(path, rows)
     return written
@@ -178,9 +186,10 @@ def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log
 
 
 
-def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=None) -> None:
-    """Feedback pages, report, grades.csv, and (with written answers) written.html and
-    written_scores.csv. ``hand``: merged hand scores (``hand_scores``); by default the CSV's."""
+def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=None) -> dict:
+    """Feedback pages, report, grades.csv, mistakes.csv, and (with written answers) written.html and
+    written_scores.csv; then changes.csv. ``hand``: merged hand scores (``hand_scores``); by default
+    the CSV's. Returns what ``changes.record_changes`` says."""
 
     complete_answers(summary)
     if hand is None:
@@ -196,3 +205,5 @@ def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=N
     if any(rec.get("manual") for rec in summary["results"]) or hand.values:
         _write_atomic(out / "written.html", written_answers_html(summary, hand))
         remember_csv(out, hand, write_written_scores(summary, out / "written_scores.csv", hand))
+    write_mistakes(summary, out / "mistakes.csv")
+    return record_changes(summary, out, hand)

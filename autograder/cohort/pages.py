@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 import course_config
 from autograder.cohort import markup
+from autograder.cohort.found import mistakes_found
 from autograder.cohort.handscores import HandScores
 from autograder.course.source import load
 from autograder.run.grading import release_questions
@@ -108,6 +109,14 @@ def written(rec: dict, hand: HandScores | None = None) -> dict:
         items.append({"question": q, "points": pts, "state": state, "score": score,
                       "typed": entered["score"], "comment": entered["comment"], "text": m.get("text", "")})
     return {"items": items, "score": got, "max": top, "ungraded": ungraded}
+
+
+def previous_grading(prev: dict | None) -> str:
+    """The grading of an answer that changed since it was scored, as one line ("" if none)."""
+    if not prev or not (prev.get("score") or str(prev.get("comment", "")).strip()):
+        return ""
+    return (f"score {prev.get('score') or '—'}" + (f"; comment: {prev['comment']}" if str(prev.get("comment", "")).strip()
+                                                    else "") + " (answer changed since)")
 
 
 def notes(rec: dict) -> list[str]:
@@ -397,13 +406,12 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None) 
     test_rows = "".join(f"<tr><td>{e(x)}</td><td class='num'>{_pts(points.get(x, 0))}</td>"
                         f"<td class='num'>{passed[x]} / {len(results)}</td><td class='num'>{100 * passed[x] / n:.0f}%</td></tr>"
                         for x in names)
-    mistakes: dict[str, set] = {}
-    for r in results:
-        for t in r.get("tests") or []:
-            if t.get("diagnosis"):
-                mistakes.setdefault(str(t["diagnosis"]), set()).add(r["student"])
-    mistake_rows = "".join(f"<tr><td>{e(text)}</td><td class='num'>{len(who)}</td></tr>"
-                           for text, who in sorted(mistakes.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+    mistakes = mistakes_found(summary)  # catalogued ones (also in mistakes.csv), then generic diagnoses
+    mistake_rows = "".join(
+        f"<tr><td>{e(m['mistake'])}" + (f"<br><small>hint: {e(m['hint'])}</small>" if m["hint"] else "")
+        + f"</td><td>{e(m['function'])}</td><td class='num'>{len(m['students'])}</td><td>"
+        + ", ".join(f"<a href='{e(feedback_href(s))}'>{e(s)}</a>" for s in m["students"]) + "</td></tr>"
+        for m in mistakes)
     note_rows = "".join(f"<tr><td><a href='{e(feedback_href(s))}'>{e(s)}</a></td><td>{e(x)}</td></tr>" for s, x in all_notes)
     unmatched = "".join(f"<li>{e(u)}</li>" for u in summary.get("unmatched", []))
     id_notes = "".join(f"<li>{e(u)}</li>" for u in summary.get("notes", []) or [])
@@ -421,8 +429,9 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None) 
             + "".join(f"<img src='{src}' alt='figure'>" for src in figures)
             + "<h2>Tests</h2><table id='tests'><thead><tr><th>test</th><th class='num'>points</th>"
               "<th class='num'>passed</th><th class='num'>rate</th></tr></thead><tbody>" + test_rows + "</tbody></table>"
-            + ("<h2>Mistakes found in this cohort</h2><table id='mistakes'><thead><tr><th>mistake</th>"
-               "<th class='num'>students</th></tr></thead><tbody>" + mistake_rows + "</tbody></table>" if mistakes else "")
+            + ("<h2>Mistakes found in this cohort</h2><p>Catalogued mistakes are also in <code>mistakes.csv</code>."
+               "</p><table id='mistakes'><thead><tr><th>mistake</th><th>function</th><th class='num'>students</th>"
+               "<th>who</th></tr></thead><tbody>" + mistake_rows + "</tbody></table>" if mistakes else "")
             + f"<h2>Grader notes ({len(all_notes)})</h2>"
             + (f"<table id='notes'><tbody>{note_rows}</tbody></table>" if note_rows else "<p>none</p>")
             + (f"<h2>Student ids</h2><ul>{id_notes}</ul>" if id_notes else "")
@@ -454,6 +463,14 @@ def written_answers_html(summary: dict, hand: HandScores | None = None) -> str:
             graded = (f"<div class='comment md'><b>Score:</b> {e(entered['score']) or '—'}"
                       + (f"; <b>comment:</b> {markup.render(entered['comment'])}" if entered["comment"].strip() else "")
                       + "</div>" if entered["score"] or entered["comment"].strip() else "")
+            prev = hand.previous.get((student, name)) if hand else None
+            if previous_grading(prev):
+                if not entered["score"]:
+                    graded = "<div class='comment md'><b>Score:</b> to grade (the answer changed)</div>" + graded
+                graded += (f"<div class='comment md'><b>Previous grading (answer changed since):</b> score "
+                           f"{e(prev.get('score') or '—')}"
+                           + (f"; comment: {markup.render(prev['comment'])}" if str(prev.get('comment', '')).strip()
+                              else "") + "</div>")
             body = ("<p class='miss'>no answer cell</p>" if state == "no cell" else
                     "<p class='miss'>left blank</p>" if state == "blank" else
                     f"<div class='answer md'>{markup.render(m.get('text', ''))}</div>")

@@ -1,0 +1,62 @@
+"""The mistakes found in a cohort: which students' failing tests named which mistake.
+
+A failing test's ``diagnosis`` names catalogued mistakes by their hints
+(``autograder.run.diagnose.named_hints``); each hint is mapped to its ``wrong`` cell of the
+source (``autograder.run.mistakes.read_mistakes``): its description and the functions it
+redefines. Other diagnoses (generic ones: a constant factor, a sign, a shape...) are kept as
+their text, for the report. ``<out>/mistakes.csv`` lists the catalogued ones.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from autograder.cohort.handscores import write_rows
+from autograder.run.diagnose import named_hints
+from autograder.run.mistakes import read_mistakes
+
+
+def _functions(code: str) -> str:
+    """The functions a wrong cell defines, by name ("" if it cannot be parsed)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return ""
+    return ", ".join(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+
+def mistakes_found(summary: dict) -> list[dict]:
+    """[{"mistake", "function", "hint", "students": sorted ids, "catalogued": bool}], the
+    catalogued mistakes first, most students first."""
+    try:
+        catalogue = {}
+        for m in read_mistakes(str(summary["assignment"])):
+            catalogue.setdefault(m.hint, m)
+    except Exception:  # noqa: BLE001 - no source (an old assignment): the hints alone
+        catalogue = {}
+    found: dict[tuple, set] = {}
+    for rec in summary["results"]:
+        for t in rec.get("tests") or []:
+            diagnosis = str(t.get("diagnosis") or "")
+            if not diagnosis:
+                continue
+            hints = named_hints(diagnosis)
+            for hint in hints:
+                m = catalogue.get(hint)
+                key = (True, m.description if m else hint, _functions(m.code) if m else "", hint)
+                found.setdefault(key, set()).add(str(rec["student"]))
+            if not hints:
+                found.setdefault((False, diagnosis, "", ""), set()).add(str(rec["student"]))
+    rows = [{"mistake": k[1], "function": k[2], "hint": k[3], "students": sorted(v), "catalogued": k[0]}
+            for k, v in found.items()]
+    return sorted(rows, key=lambda r: (not r["catalogued"], -len(r["students"]), r["mistake"]))
+
+
+def write_mistakes(summary: dict, path: Path) -> list[dict]:
+    """``mistakes.csv``: mistake, function, hint, students (ids, ``;``-separated), the
+    catalogued mistakes named across the cohort. Returns what ``mistakes_found`` found."""
+    found = mistakes_found(summary)
+    write_rows(path, [["mistake", "function", "hint", "students"]]
+               + [[m["mistake"], m["function"], m["hint"], "; ".join(m["students"])] for m in found if m["catalogued"]])
+    return found
