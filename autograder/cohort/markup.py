@@ -151,7 +151,7 @@ def render_inline(text: str) -> str:
 # Allow-lists: an element, attribute, class or link that is not named here is removed.
 HTML_TAGS = frozenset({
     "a", "b", "blockquote", "br", "code", "details", "div", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
-    "img", "li", "ol", "p", "pre", "s", "section", "small", "span", "strong", "summary", "table", "tbody",
+    "img", "li", "mark", "ol", "p", "pre", "s", "section", "small", "span", "strong", "summary", "table", "tbody",
     "td", "th", "thead", "tr", "ul"})
 # What latex2mathml writes (its converter and command table), less the attributes that carry a
 # URL or CSS (``href`` from \\href, ``style`` from \\style) and ``xmlns`` (HTML does not need it).
@@ -165,7 +165,8 @@ MATHML_ATTRIBUTES = frozenset({
     "mathsize", "mathvariant", "maxsize", "minsize", "movablelimits", "notation", "rowlines", "rowspacing",
     "rspace", "scriptlevel", "separator", "stretchy", "voffset", "width"})
 CLASSES = {"tr": {"ok", "bad"}, "td": {"num"}, "th": {"num"}, "span": {"late", "miss"}, "p": {"miss"},
-           "div": {"diag", "answer", "comment", "md"}, "code": {"tex"}}
+           "div": {"diag", "answer", "comment", "md"}, "code": {"tex"},
+           "table": {"side"}}  # similarity.html: two submissions side by side
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt"}, "code": {"title"}, "ol": {"start"},
               "h3": {"id"}, "table": {"id"}, **{tag: set(MATHML_ATTRIBUTES) for tag in MATHML_TAGS}}
 for _tag in CLASSES:

@@ -10,7 +10,7 @@ import time
 import warnings
 from pathlib import Path
 
-from autograder.cohort import handscores
+from autograder.cohort import handscores, similarity
 from autograder.cohort.changes import record_changes
 from autograder.cohort.found import write_mistakes
 from autograder.cohort.grade import _write_atomic
@@ -200,7 +200,8 @@ def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=N
     for rec in summary["results"]:
         _write_atomic(fb / f"{rec['student']}.md", feedback_markdown(rec, hand, deadline))
         _write_atomic(fb / f"{rec['student']}.html", feedback_html(rec, hand, deadline))
-    _write_atomic(out / "report.html", cohort_report(summary, hand, deadline))
+    similar = similarity.write(summary, out)  # similarity.csv, similarity.html
+    _write_atomic(out / "report.html", cohort_report(summary, hand, deadline, similarity.report_section(similar)))
     write_csv(summary["results"], csv_path or out / "grades.csv", hand, deadline)
     if any(rec.get("manual") for rec in summary["results"]) or hand.values:
         _write_atomic(out / "written.html", written_answers_html(summary, hand))

@@ -41,6 +41,7 @@ CSS = ("body{font-family:system-ui,sans-serif;max-width:64em;margin:2em auto;pad
        ".answer{border-left:3px solid #ccc;padding-left:1em;margin:.4em 0}.comment{border-left:3px solid #47a;"
        "padding-left:1em;margin:.4em 0;background:#f3f7fc}section{margin-bottom:2.5em}"
        "details>summary{cursor:pointer;color:#345}small{color:#666}img{max-width:100%}"
+       ".side{table-layout:fixed;width:100%}.side pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8em}"
        + markup.CSS)
 
 
@@ -328,7 +329,8 @@ def feedback_href(student: str) -> str:
     return "feedback/" + quote(f"{student}.html")
 
 
-def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None) -> str:
+def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, similar: str = "") -> str:
+    """The cohort report; ``similar``: the similarity section (``similarity.report_section``)."""
     from matplotlib.ticker import MaxNLocator  # heavy: only the report's figures
 
     e = html.escape
@@ -432,6 +434,7 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None) 
             + ("<h2>Mistakes found in this cohort</h2><p>Catalogued mistakes are also in <code>mistakes.csv</code>."
                "</p><table id='mistakes'><thead><tr><th>mistake</th><th>function</th><th class='num'>students</th>"
                "<th>who</th></tr></thead><tbody>" + mistake_rows + "</tbody></table>" if mistakes else "")
+            + similar
             + f"<h2>Grader notes ({len(all_notes)})</h2>"
             + (f"<table id='notes'><tbody>{note_rows}</tbody></table>" if note_rows else "<p>none</p>")
             + (f"<h2>Student ids</h2><ul>{id_notes}</ul>" if id_notes else "")

@@ -1,0 +1,393 @@
+"""Which submissions look alike: ``similarity.csv``, ``similarity.html`` and a section of the
+cohort report. Three signals, each compared for every pair of students:
+
+* **code** (``code_pairs``): the cells tagged ``graded`` of each submission, read again with
+  ``load_submission`` (streamed, capped) from the record's ``submission`` path, joined in order and
+  cut at ``CODE_MAX_CHARS``. ``copydetect`` (winnowing fingerprints, as MOSS) tokenizes them with
+  Pygments (names, strings, comments and layout filtered out, so renamed variables still match)
+  and fingerprints k-grams of ``CODE_K`` characters; every fingerprint of the release's graded
+  cells (the stubs, their docstrings and comments) is boilerplate and never counts. A pair's
+  shares are the fractions of each side's own (non-template) code found in the other;
+  ``score`` is the larger. Flagged: score >= ``CODE_FLAG_SHARE`` with at least
+  ``CODE_MIN_SHARED`` shared tokens. A notebook with no fingerprint outside the template
+  (untouched, template only) is never compared.
+* **written** (``written_pairs``): each written question's answers (records' ``manual``),
+  NFKC-normalised, case-folded, whitespace collapsed, fingerprinted by copydetect as plain text
+  with the question's prompt as boilerplate. Blank answers (*Your answer here.*, nbgrader's
+  placeholder, no cell) and answers under ``WRITTEN_MIN_CHARS`` characters are not compared.
+  Flagged: both shares >= ``WRITTEN_FLAG_SHARE`` (identical or near-identical); flagged pairs of
+  one question are joined into groups.
+* **behaviour** (``behaviour_pairs``): the hidden tests a student's functions *answered wrong*
+  (failed, not with "not implemented", a timeout or a crash) and the catalogued mistakes the
+  diagnoses name (``named_hints``: a known wrong variant of the reference). A wrong-test set or a
+  mistake is rare when at most ``max(2, RARE * students)`` students have it. Listed: a pair with
+  the same rare non-empty wrong-test set or a shared rare mistake; flagged: both.
+
+Everything here is computed from hostile bytes and shown as text: pages go through
+``pages.page`` (sanitized, no script) and the CSV through ``write_rows`` (formulas neutralised).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.cohort import markup
+from autograder.cohort.grade import _write_atomic
+from autograder.cohort.handscores import write_rows
+from autograder.cohort.pages import TROUBLE, answer_state, page, questions_of
+from autograder.run.diagnose import named_hints
+from autograder.run.notebook import SubmissionError, code_cells, load_release, load_submission
+
+CODE_K = 25              # characters of filtered code in one fingerprinted k-gram (copydetect's noise threshold)
+CODE_MAX_CHARS = 50_000  # of one student's graded code compared and shown
+CODE_FLAG_SHARE = 0.8    # flagged: this fraction of one side's own code is in the other ...
+CODE_MIN_SHARED = 150    # ... and at least this many filtered tokens are shared
+WRITTEN_K = 25
+WRITTEN_MIN_CHARS = 40   # shorter answers are not compared ("Yes." alike proves nothing)
+WRITTEN_FLAG_SHARE = 0.8
+RARE = 0.1               # a behaviour of at most max(2, RARE * students) students is rare
+SHOWN = 10               # pairs of each kind shown side by side on similarity.html
+NOT_IMPLEMENTED = re.compile(r"is not implemented yet")  # autograder/run/testing.py's message
+
+
+@dataclass
+class Pair:
+    kind: str            # code | written | behaviour
+    a: str
+    b: str
+    score: float
+    flagged: bool
+    question: str = ""
+    share_a: float = 0.0
+    share_b: float = 0.0
+    shared: int = 0
+    evidence: str = ""
+    sides: tuple = ("", "")  # HTML of each side for the side-by-side view (escaped here)
+
+
+@dataclass
+class Similarity:
+    pairs: list = field(default_factory=list)
+    groups: list = field(default_factory=list)   # (question, [students]) of flagged written answers
+    notes: list = field(default_factory=list)
+
+    def of(self, kind: str) -> list:
+        return [p for p in self.pairs if p.kind == kind]
+
+
+def _copydetect():
+    import copydetect  # heavy (imports matplotlib.pyplot, numpy): only when a cohort's outputs are written
+    return copydetect
+
+
+# -- code ------------------------------------------------------------------------------------
+def graded_code(nb: dict) -> str:
+    """The cells tagged ``graded`` of a parsed notebook, joined in order."""
+    return "\n\n".join(source for _, source, tags in code_cells(nb) if "graded" in tags)
+
+
+def read_code(rec: dict) -> tuple[str | None, str]:
+    """(graded code, "") of a record's submission, or (None, why it was not read)."""
+    path = rec.get("submission")
+    if not path:
+        return None, "no submission file in the record"
+    try:
+        code = graded_code(load_submission(Path(str(path)))[1])
+    except SubmissionError as exc:
+        return None, f"not read ({exc})"
+    if len(code) > CODE_MAX_CHARS:
+        return code[:CODE_MAX_CHARS], f"only the first {CODE_MAX_CHARS} characters of its graded code compared"
+    return code, ""
+
+
+def _fingerprint(text: str, k: int, boilerplate, *, code: bool):
+    cd = _copydetect()
+    return cd.CodeFingerprint("cell.py" if code else "answer.txt", k, 1, boilerplate=boilerplate, filter=code,
+                              language="python" if code else None, fp=io.StringIO(text))
+
+
+def _boilerplate(texts: list[str], k: int, *, code: bool):
+    import numpy as np  # numpy arrays are what copydetect takes as boilerplate
+    hashes: set = set()
+    for text in texts:
+        if text:
+            hashes |= _fingerprint(text, k, None, code=code).hashes
+    return np.unique(np.array(sorted(hashes), dtype=np.int64))
+
+
+def _marked(text: str, slices) -> str:
+    """``text`` escaped, the copied slices in <mark>."""
+    if slices is None or len(slices) == 0 or slices.shape[1] == 0:
+        return html.escape(text)
+    out, at = [], 0
+    for start, end in zip(slices[0].astype(int), slices[1].astype(int)):
+        start, end = max(start, at), max(end, at)
+        out.append(html.escape(text[at:start]) + "<mark>" + html.escape(text[start:end]) + "</mark>")
+        at = end
+    return "".join(out) + html.escape(text[at:])
+
+
+def code_pairs(codes: dict[str, str], template: str) -> tuple[list[Pair], list[str]]:
+    """Pairs of students whose graded code overlaps outside the template, and the students whose
+    code is the template only."""
+    cd = _copydetect()
+    boiler = _boilerplate([template], CODE_K, code=True)
+    prints, template_only = {}, []
+    for student, code in codes.items():
+        fp = _fingerprint(code, CODE_K, boiler, code=True)
+        if fp.hashes:
+            prints[student] = fp
+        else:
+            template_only.append(student)
+    names = sorted(prints)
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if not prints[a].hashes & prints[b].hashes:
+                continue
+            shared, (share_a, share_b), (slices_a, slices_b) = cd.compare_files(prints[a], prints[b])
+            if not shared:
+                continue
+            score = max(float(share_a), float(share_b))
+            pairs.append(Pair("code", a, b, score, bool(score >= CODE_FLAG_SHARE and shared >= CODE_MIN_SHARED),
+                              share_a=float(share_a), share_b=float(share_b), shared=int(shared),
+                              evidence=f"{int(shared)} tokens of filtered code in common",
+                              sides=(_marked(prints[a].raw_code, slices_a), _marked(prints[b].raw_code, slices_b))))
+    return pairs, sorted(template_only)
+
+
+# -- written answers -------------------------------------------------------------------------
+def _normal(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
+
+
+def written_pairs(results: list[dict], assignment: str) -> tuple[list[Pair], list[tuple[str, list[str]]]]:
+    """Pairs of identical or near-identical written answers to the same question (blank and short
+    ones left out), and the groups the flagged pairs form per question."""
+    cd = _copydetect()
+    prompts = questions_of(assignment)
+    by_question: dict[str, dict[str, str]] = {}
+    for rec in results:
+        for m in rec.get("manual") or []:
+            text = _normal(m.get("text", ""))
+            if answer_state(m) == "yes" and len(text) >= WRITTEN_MIN_CHARS:
+                by_question.setdefault(str(m.get("question", "")), {})[rec["student"]] = (text, str(m.get("text", "")))
+    pairs, groups = [], []
+    for question, answers in sorted(by_question.items()):
+        boiler = _boilerplate([_normal(prompts.get(question, ("", ""))[0])], WRITTEN_K, code=False)
+        prints = {s: _fingerprint(t, WRITTEN_K, boiler, code=False) for s, (t, _) in answers.items()}
+        names = sorted(prints)
+        linked: dict[str, set] = {}
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                same = answers[a][0] == answers[b][0]
+                if same:
+                    share_a = share_b = 1.0
+                    shared = len(answers[a][0])
+                elif prints[a].hashes & prints[b].hashes:
+                    shared, (share_a, share_b), _ = cd.compare_files(prints[a], prints[b])
+                else:
+                    continue
+                low = min(float(share_a), float(share_b))
+                if max(float(share_a), float(share_b)) < 0.5:
+                    continue
+                flagged = bool(low >= WRITTEN_FLAG_SHARE)
+                if flagged:
+                    linked.setdefault(a, set()).add(b)
+                    linked.setdefault(b, set()).add(a)
+                pairs.append(Pair("written", a, b, low, flagged, question=question, share_a=float(share_a),
+                                  share_b=float(share_b), shared=int(shared),
+                                  evidence="identical" if same else "near-identical" if flagged else "overlapping",
+                                  sides=(markup.render(answers[a][1]), markup.render(answers[b][1]))))
+        seen: set = set()
+        for s in sorted(linked):
+            if s in seen:
+                continue
+            group, todo = set(), [s]
+            while todo:
+                x = todo.pop()
+                if x not in group:
+                    group.add(x)
+                    todo.extend(linked[x])
+            seen |= group
+            groups.append((question, sorted(group)))
+    return pairs, groups
+
+
+# -- behaviour on the hidden tests -----------------------------------------------------------
+def wrong_tests(rec: dict) -> frozenset:
+    """The hidden tests the student's functions answered, wrongly: failed, not for a missing
+    implementation, a timeout or a crash."""
+    return frozenset(str(t.get("name")) for t in rec.get("tests") or []
+                     if not t.get("passed") and not NOT_IMPLEMENTED.search(str(t.get("message", "")))
+                     and not TROUBLE.search(str(t.get("message", ""))))
+
+
+def known_mistakes(rec: dict) -> set:
+    """The catalogued mistakes the diagnoses of a record's failed tests name."""
+    return {hint for t in rec.get("tests") or [] if not t.get("passed")
+            for hint in named_hints(str(t.get("diagnosis") or ""))}
+
+
+def _behaviour_side(own: frozenset, other: frozenset, rare: list) -> str:
+    """One student's side: the tests answered wrong (in bold those the other also did), the rare
+    known mistakes they share."""
+    tests = "".join(f"<li>{'<b>' if t in other else ''}{html.escape(t)}{'</b>' if t in other else ''}</li>"
+                    for t in sorted(own))
+    return (f"<p>Answered wrong ({len(own)} tests; in bold, also by the other):</p><ul>{tests or '<li>none</li>'}</ul>"
+            + "".join(f"<div class='diag'>{html.escape(m)}</div>" for m in rare))
+
+
+def behaviour_pairs(results: list[dict]) -> list[Pair]:
+    """Pairs with the same rare set of wrongly answered tests, or a shared rare known mistake."""
+    limit = max(2, int(RARE * len(results)))
+    wrong = {r["student"]: wrong_tests(r) for r in results}
+    mistakes = {r["student"]: known_mistakes(r) for r in results}
+    sets: dict[frozenset, int] = {}
+    for w in wrong.values():
+        if w:
+            sets[w] = sets.get(w, 0) + 1
+    made: dict[str, int] = {}
+    for ms in mistakes.values():
+        for m in ms:
+            made[m] = made.get(m, 0) + 1
+    names = sorted(wrong)
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            same = bool(wrong[a]) and wrong[a] == wrong[b] and sets[wrong[a]] <= limit
+            rare = sorted(m for m in mistakes[a] & mistakes[b] if made[m] <= limit)
+            if not same and not rare:
+                continue
+            evidence = "; ".join(([f"the same {len(wrong[a])} tests answered wrong, as only {sets[wrong[a]]} students did"]
+                                  if same else [])
+                                 + [f"the same rare mistake ({made[m]} students): {m}" for m in rare])
+            pairs.append(Pair("behaviour", a, b, len(rare) + same, same and bool(rare), shared=len(rare),
+                              evidence=evidence, sides=(_behaviour_side(wrong[a], wrong[b], rare),
+                                                        _behaviour_side(wrong[b], wrong[a], rare))))
+    return pairs
+
+
+# -- the whole cohort ------------------------------------------------------------------------
+def _rank(p: Pair) -> tuple:
+    """Flagged pairs first, then by score, then by how much is shared."""
+    return (not p.flagged, -p.score, -p.shared, p.question, p.a, p.b)
+
+
+def find(summary: dict) -> Similarity:
+    results = summary["results"]
+    aid = str(summary["assignment"])
+    sim = Similarity()
+    codes = {}
+    for rec in results:
+        code, why = read_code(rec)
+        if code is not None:
+            codes[rec["student"]] = code
+        if why:
+            sim.notes.append(f"{rec['student']}: code {why}")
+    template = graded_code(load_release(aid)) if load_release(aid) else ""
+    code, template_only = code_pairs(codes, template)
+    if template_only:
+        sim.notes.append("template only (never compared): " + ", ".join(template_only))
+    written, sim.groups = written_pairs(results, aid)
+    sim.pairs = sorted(code, key=_rank) + sorted(written, key=_rank) + sorted(behaviour_pairs(results), key=_rank)
+    return sim
+
+
+def write_csv(sim: Similarity, path: Path) -> None:
+    rows = [["kind", "rank", "student_a", "student_b", "question", "score", "share_a", "share_b", "shared",
+             "flagged", "evidence"]]
+    for kind in ("code", "written", "behaviour"):
+        for rank, p in enumerate(sim.of(kind), 1):
+            rows.append([kind, rank, p.a, p.b, p.question, f"{p.score:.3f}", f"{p.share_a:.3f}", f"{p.share_b:.3f}",
+                         p.shared, "yes" if p.flagged else "no", p.evidence])
+    write_rows(path, rows)
+
+
+_TITLES = {"code": "Code of the graded cells", "written": "Written answers", "behaviour": "Behaviour on the hidden tests"}
+_EXPLAIN = {
+    "code": (f"copydetect's winnowing fingerprints ({CODE_K}-grams of the code with names, strings, comments and "
+             "layout filtered out), the release's template discounted. Shares: the fraction of each side's own "
+             f"code found in the other. Flagged: one share at least {CODE_FLAG_SHARE:.0%} and at least "
+             f"{CODE_MIN_SHARED} tokens in common. Shared code is highlighted."),
+    "written": ("Each question's answers, case and spacing ignored, the prompt discounted; blank answers and answers "
+                f"under {WRITTEN_MIN_CHARS} characters are not compared. Flagged: each share at least "
+                f"{WRITTEN_FLAG_SHARE:.0%}."),
+    "behaviour": ("The hidden tests each student's functions answered wrong (not those not implemented, timed out "
+                  "or crashed) and the known mistakes the diagnoses name. Rare: at most max(2, "
+                  f"{RARE:.0%} of the cohort) students. Flagged: the same rare set of wrong tests and a shared rare "
+                  "known mistake."),
+}
+
+
+def _anchor(kind: str, rank: int) -> str:
+    return f"{kind}-{rank}"
+
+
+def similarity_html(summary: dict, sim: Similarity) -> str:
+    e = html.escape
+    parts = [f"<h1>{e(str(summary['assignment']))}: similar submissions</h1>",
+             ("<p>Leads for a person to read, not verdicts: the same code or answer can have an innocent "
+              "reason (a study group, the notes). Every pair is also in <code>similarity.csv</code>.</p>")]
+    for kind in ("code", "written", "behaviour"):
+        pairs = sim.of(kind)
+        parts.append(f"<section><h2>{_TITLES[kind]} ({sum(p.flagged for p in pairs)} flagged)</h2>"
+                     f"<p><small>{e(_EXPLAIN[kind])}</small></p>")
+        if kind == "written" and sim.groups:
+            parts.append("<ul>" + "".join(f"<li>{e(q)}: {len(g)} students gave the same answer: "
+                                          f"{e(', '.join(g))}</li>" for q, g in sim.groups) + "</ul>")
+        if not pairs:
+            parts.append("<p>none</p></section>")
+            continue
+        rows = "".join(
+            f"<tr><td class='num'>{rank}</td><td>{e(p.a)}</td><td>{e(p.b)}</td>"
+            + (f"<td>{e(p.question)}</td>" if kind == "written" else "")
+            + f"<td class='num'>{p.score:.2f}</td><td class='num'>{p.share_a:.2f} / {p.share_b:.2f}</td>"
+            f"<td>{'<b>flagged</b>' if p.flagged else ''}</td><td>{e(p.evidence)}"
+            + (f" <a href='#{_anchor(kind, rank)}'>side by side</a>" if rank <= SHOWN else "") + "</td></tr>"
+            for rank, p in enumerate(pairs, 1))
+        parts.append("<table><thead><tr><th class='num'>#</th><th>student</th><th>student</th>"
+                     + ("<th>question</th>" if kind == "written" else "")
+                     + "<th class='num'>score</th><th class='num'>shares</th><th></th><th>evidence</th></tr></thead>"
+                     f"<tbody>{rows}</tbody></table>")
+        for rank, p in enumerate(pairs[:SHOWN], 1):
+            left, right = p.sides
+            if kind == "code":
+                left, right = f"<pre>{left}</pre>", f"<pre>{right}</pre>"
+            elif kind == "written":
+                left, right = f"<div class='answer md'>{left}</div>", f"<div class='answer md'>{right}</div>"
+            title = f"{p.a} and {p.b}" + (f", {p.question}" if p.question else "")
+            parts.append(f"<h3 id='{_anchor(kind, rank)}'>{rank}. {e(title)}</h3><p>{e(p.evidence)}</p>"
+                         f"<table class='side'><thead><tr><th>{e(p.a)}</th><th>{e(p.b)}</th></tr></thead>"
+                         f"<tbody><tr><td>{left}</td><td>{right}</td></tr></tbody></table>")
+        parts.append("</section>")
+    if sim.notes:
+        parts.append("<h2>Not compared</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in sim.notes) + "</ul>")
+    return page(f"{summary['assignment']}: similar submissions", "".join(parts))
+
+
+def report_section(sim: Similarity) -> str:
+    """The cohort report's section: the flagged pairs of each kind, with a link to the page."""
+    e = html.escape
+    flagged = [p for p in sim.pairs if p.flagged]
+    counts = ", ".join(f"{sum(p.flagged for p in sim.of(k))} {k}" for k in ("code", "written", "behaviour"))
+    rows = "".join(f"<tr><td>{e(p.kind)}</td><td>{e(p.a)}</td><td>{e(p.b)}</td><td>{e(p.question)}</td>"
+                   f"<td class='num'>{p.score:.2f}</td><td>{e(p.evidence)}</td></tr>" for p in flagged)
+    return ("<h2>Similar submissions</h2>"
+            f"<p>Flagged pairs: {counts}. <a href='similarity.html'>Side by side</a>; every pair in "
+            "<code>similarity.csv</code>.</p>"
+            + ("<table id='similarity'><thead><tr><th>signal</th><th>student</th><th>student</th><th>question</th>"
+               f"<th class='num'>score</th><th>evidence</th></tr></thead><tbody>{rows}</tbody></table>" if rows else ""))
+
+
+def write(summary: dict, out: Path) -> Similarity:
+    """``<out>/similarity.csv`` and ``<out>/similarity.html``; returns what was found."""
+    sim = find(summary)
+    write_csv(sim, out / "similarity.csv")
+    _write_atomic(out / "similarity.html", similarity_html(summary, sim))
+    return sim

@@ -1,0 +1,213 @@
+"""The similarity report of a cohort (autograder/cohort/similarity.py): a synthetic cohort built
+from the exemplar's example submissions and its source's ``alternative`` cells, with records
+written by hand (nothing is graded here)."""
+
+import ast
+import csv
+import json
+import re
+
+import pytest
+from conftest import EXEMPLAR
+
+from autograder.cohort import browser, outputs, similarity
+from autograder.cohort.pages import questions_of
+from autograder.run.diagnose import KNOWN
+from autograder.run.paths import REPO
+
+EXAMPLES = REPO / "examples" / "submissions" / EXEMPLAR
+RENAMES = {"teacher": "t_star", "counts": "histogram", "alpha": "load", "chunk": "block", "Zin": "fields",
+           "agree_a": "same_a", "agree_b": "same_b"}
+HOSTILE = "# </pre><script>document.title='pwned'</script><img src=x onerror=alert(1)>\n"
+SAME_ANSWER = ("At finite N the derivative is a smooth sigmoid and minus the second derivative a peak whose "
+               "height grows with N; the jump of the energy is the latent heat; between alpha_c and the spinodal "
+               "the interior minimum survives as a metastable state.")
+HINT_RARE = "The first-order transition is where the two minima cross, not where one disappears."
+HINT_COMMON = "Entropies here are in nats (natural log)."
+
+
+def _graded(nb: dict):
+    return [c for c in nb["cells"] if c["cell_type"] == "code" and "graded" in c["metadata"].get("tags", [])]
+
+
+def _renamed(nb: dict) -> dict:
+    """The same code with the variables renamed (and a hostile comment: shown as text)."""
+    nb = json.loads(json.dumps(nb))
+    for cell in _graded(nb):
+        src = "".join(cell["source"])
+        for old, new in RENAMES.items():
+            src = re.sub(rf"\b{old}\b", new, src)
+        cell["source"] = src
+    _graded(nb)[0]["source"] = HOSTILE + _graded(nb)[0]["source"]
+    return nb
+
+
+def _alternative(stub: dict) -> dict:
+    """The release's stubs filled with the source's ``alternative`` implementations (an
+    independent implementation, docstrings kept)."""
+    text = (REPO / "source" / EXEMPLAR / f"{EXEMPLAR}.py").read_text()
+    cells = [c.split("\n", 1)[1] for c in text.split("# %%") if c.startswith(' tags=["alternative"]')]
+    bodies, helpers = {}, []
+    for cell in cells:
+        for node in ast.parse(cell).body:
+            if isinstance(node, ast.FunctionDef):
+                segment = ast.get_source_segment(cell, node)
+                if node.name.startswith("_"):
+                    helpers.append(segment)
+                else:
+                    bodies[node.name] = segment.split("\n", 1)[1]
+    nb = json.loads(json.dumps(stub))
+    for cell in _graded(nb):
+        src = "".join(cell["source"])
+        name = re.search(r"^def (\w+)", src, re.MULTILINE).group(1)
+        src = re.sub(r"    # YOUR CODE HERE\n    raise NotImplementedError\(.*\)", lambda m, body=bodies[name]: body, src)
+        cell["source"] = src + ("\n\n\n" + "\n\n\n".join(helpers) if name == "interior_minimum" else "")
+    return nb
+
+
+def _tests(wrong: dict | None = None, stub: bool = False) -> list[dict]:
+    out = []
+    for name in ("test_generalization_error", "test_overlap_entropy", "test_critical_load", "test_spinodal_load"):
+        if stub:
+            out.append({"name": name, "points": 0.0, "max_points": 1.0, "passed": False, "diagnosis": "",
+                        "message": f"{name[5:]} is not implemented yet"})
+        elif name in (wrong or {}):
+            out.append({"name": name, "points": 0.0, "max_points": 1.0, "passed": False,
+                        "message": "wrong value", "diagnosis": wrong[name]})
+        else:
+            out.append({"name": name, "points": 1.0, "max_points": 1.0, "passed": True, "message": "ok"})
+    return out
+
+
+@pytest.fixture(scope="module")
+def cohort(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("similarity")
+    correct = json.loads((EXAMPLES / "correct.ipynb").read_text())
+    stub = json.loads((EXAMPLES / "stub.ipynb").read_text())
+    prompt_2 = questions_of(EXEMPLAR)["written_2"][0]
+    notebooks = {"ada": correct, "bob": _renamed(correct), "cleo": _alternative(stub)}
+    answers = {"ada": "The susceptibility peaks, its height grows like N, the latent heat is the jump in alpha.",
+               "bob": "I think the first derivative looks like a step at large N and the second one like a spike.",
+               "cleo": "Between alpha_c and alpha_sp both minima exist: a metastable interior state, hysteresis.",
+               "quin": "Magnet: +m and -m, symmetric. Perceptron: the teacher and the cloud; Ising weights matter.",
+               "quil": "Here the minima are not related by any symmetry, the discreteness of the weights gives the jump.",
+               "quid": "With spherical weights the entropy has no cusp at R=1 and the transition becomes continuous."}
+    wrong = {}
+    for i, s in enumerate(["wen", "wu", "wei", "wan"]):  # four identical written answers, code untouched
+        notebooks[s] = stub
+        answers[s] = SAME_ANSWER.upper() if i == 3 else SAME_ANSWER  # case and spacing do not hide a copy
+    for s in ("stu1", "stu2"):  # untouched notebooks: identical stubs, blank answers
+        notebooks[s] = stub
+        answers[s] = "*Your answer here.*"
+    for s in ("pia", "pat"):  # the same rare wrong answers on the hidden tests
+        notebooks[s] = stub
+        wrong[s] = {"test_critical_load": KNOWN + HINT_RARE, "test_spinodal_load": "Off by a factor 2."}
+    for s in ("quin", "quil", "quid"):  # a common mistake, and the prompt copied into the answer
+        notebooks[s] = stub
+        wrong[s] = {"test_overlap_entropy": KNOWN + HINT_COMMON}
+    results = []
+    for student, nb in notebooks.items():
+        path = tmp / f"{student}.ipynb"
+        path.write_text(json.dumps(nb))
+        blank = answers.get(student, "*Your answer here.*") == "*Your answer here.*"
+        text_2 = (prompt_2 + "\n\nMy answer: " + answers[student][:40]
+                  if student.startswith("qu") else "*Your answer here.*")
+        manual = [{"question": "written_1", "points": 1.0, "cell": 32, "text": answers.get(student, "*Your answer here.*"),
+                   "missing": False, "blank": blank},
+                  {"question": "written_2", "points": 1.0, "cell": 42, "text": text_2, "missing": False,
+                   "blank": text_2 == "*Your answer here.*"}]
+        stubbed = student in ("wen", "wu", "wei", "wan", "stu1", "stu2")
+        results.append({"student": student, "assignment": EXEMPLAR, "submission": str(path), "version": "2026.x",
+                        "score": 0.0, "max_score": 4.0, "tests": _tests(wrong.get(student), stub=stubbed),
+                        "errors": [], "manual": manual, "seconds": 1.0})
+    summary = {"assignment": EXEMPLAR, "version": "2026.x", "unmatched": [], "results": results}
+    out = tmp / "out"
+    outputs.write_outputs(summary, out)
+    return summary, similarity.find(summary), out
+
+
+def _pair(sim, kind, a, b, question=""):
+    found = [p for p in sim.of(kind) if {p.a, p.b} == {a, b} and p.question == question]
+    return found[0] if found else None
+
+
+def test_the_same_code_with_renamed_variables_is_flagged_first(cohort):
+    _, sim, _ = cohort
+    top = sim.of("code")[0]
+    assert {top.a, top.b} == {"ada", "bob"} and top.flagged
+    assert top.share_a > 0.9 and top.share_b > 0.9 and top.shared >= similarity.CODE_MIN_SHARED
+
+
+def test_independent_implementations_are_not_flagged(cohort):
+    _, sim, _ = cohort
+    for other in ("ada", "bob"):
+        pair = _pair(sim, "code", other, "cleo")
+        assert pair is None or (not pair.flagged and pair.score < 0.2), pair
+    assert sim.of("code").index(_pair(sim, "code", "ada", "bob")) == 0
+
+
+def test_untouched_notebooks_are_never_flagged(cohort):
+    _, sim, _ = cohort
+    untouched = {"stu1", "stu2", "wen", "wu", "wei", "wan", "pia", "pat", "quin", "quil", "quid"}
+    assert not [p for p in sim.of("code") if {p.a, p.b} & untouched]
+    assert not [p for p in sim.pairs if {p.a, p.b} & {"stu1", "stu2"}]
+    assert any(n.startswith("template only") and "stu1" in n and "stu2" in n for n in sim.notes)
+
+
+def test_four_identical_written_answers_are_flagged_as_a_group(cohort):
+    _, sim, _ = cohort
+    assert ("written_1", ["wan", "wei", "wen", "wu"]) in sim.groups
+    four = [p for p in sim.of("written") if {p.a, p.b} <= {"wan", "wei", "wen", "wu"}]
+    assert len(four) == 6 and all(p.flagged and p.score == 1.0 for p in four)
+    assert sim.of("written")[:6] == four
+
+
+def test_blank_answers_and_a_copied_prompt_are_not_similarity(cohort):
+    _, sim, _ = cohort
+    assert not [p for p in sim.of("written") if {p.a, p.b} & {"stu1", "stu2", "ada", "bob", "cleo"}]
+    assert not [p for p in sim.of("written") if p.question == "written_2" and p.flagged]
+    assert [g for g in sim.groups if g[0] == "written_2"] == []
+
+
+def test_the_same_rare_wrong_answers_are_flagged_and_common_ones_not(cohort):
+    _, sim, _ = cohort
+    pair = _pair(sim, "behaviour", "pia", "pat")
+    assert pair is not None and pair.flagged and HINT_RARE in pair.evidence
+    assert "the same 2 tests answered wrong" in pair.evidence
+    assert [(p.a, p.b) for p in sim.of("behaviour")] == [(pair.a, pair.b)]  # quin/quil/quid: 3 students, common
+
+
+def test_outputs_have_the_csv_and_the_report_section(cohort):
+    _, _, out = cohort
+    with open(out / "similarity.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    flagged = {(r["kind"], frozenset((r["student_a"], r["student_b"]))) for r in rows if r["flagged"] == "yes"}
+    assert ("code", frozenset({"ada", "bob"})) in flagged
+    assert ("written", frozenset({"wen", "wan"})) in flagged and ("behaviour", frozenset({"pia", "pat"})) in flagged
+    assert not [r for r in rows if r["kind"] == "code" and "cleo" in (r["student_a"], r["student_b"])
+                and r["flagged"] == "yes"]
+    report = (out / "report.html").read_text()
+    assert "Similar submissions" in report and "href=\"similarity.html\"" in report
+
+
+@pytest.mark.skipif(browser.find_chromium() is None, reason="no Chromium here: install the distribution's `chromium`")
+def test_the_side_by_side_page_in_a_browser(cohort):
+    _, _, out = cohort
+    page = out / "similarity.html"
+    raw = page.read_text()
+    body = raw.split("</head>", 1)[1]
+    assert "<script" not in body and "<img" not in body and "&lt;script&gt;" in body  # escaped, then sanitized
+    seen = browser.probe(page)
+    text = seen["text"]
+    code = text.split("Code of the graded cells", 1)[1].split("Written answers", 1)[0]
+    # both sides of the top pair: ada's names on one side, bob's renamed ones on the other
+    assert "1. ada and bob" in code and "Zin * np.sign" not in code
+    assert "Zin = X * np.sign(X @ teacher)" in code and "fields = X * np.sign(X @ t_star)" in code
+    # the hostile comment in bob's code is text, not markup
+    assert "<script>document.title='pwned'</script><img src=x onerror=alert(1)>" in code
+    dom = browser.dump_dom(page)
+    assert "<title>pwned" not in dom and "<script" not in dom and "<img" not in dom
+    written = text.split("Written answers", 1)[1].split("Behaviour on the hidden tests", 1)[0]
+    assert SAME_ANSWER in written and SAME_ANSWER.upper() in written
+    assert "pia" in text and HINT_RARE in text
+    assert seen["styled"]
