@@ -21,6 +21,24 @@ MEMORY_MB = 4096     # address-space limit of the student's process
 # "YYYY-MM-DD HH:MM:SS <zone>" with an IANA zone name or an offset (+0200); no zone means UTC.
 DEADLINES = {}       # e.g. {"ex3_2_nngp": "2026-10-15 23:59:59 Europe/Berlin"}
 
+# Late policy, for `pdl grade-cohort` (autograder/cohort/late.py): the penalty is taken from the
+# total (tests + written answers) and grades.csv, canvas.csv and moodle.csv hold the final grade
+# (never below 0). A policy is a dict with only these keys:
+#   "grace_minutes": N      a submission at most N minutes late costs nothing (default 0);
+#   "per_day": f | "per_hour": f   each started day (hour) after the deadline costs the fraction f
+#                           (0..1) of the assignment's maximum, counted from the deadline;
+#   "cap": f                 at most this fraction of the maximum from per_day/per_hour (default 1);
+#   "no_credit_after": "YYYY-MM-DD HH:MM:SS <zone>"   a submission after it gets 0.
+# Each student's deadline is her assignment's DEADLINES entry moved by her extension in the roster
+# (`--roster`: a number of days, or a date and time); no_credit_after moves with it. The penalty
+# is computed from the submission time; the LMS's own late flag (Canvas) is shown but costs nothing.
+# One policy for every assignment, or {"<assignment id>": policy, "*": policy for the others}.
+LATE_POLICY = {}     # e.g. {"grace_minutes": 15, "per_day": 0.10, "cap": 0.5}
+
+# Canvas assignment ids, for canvas.csv's column "<assignment> (<id>)" (Canvas's gradebook import
+# matches the column by this id; without it, by the assignment's name).
+CANVAS_ASSIGNMENT_IDS = {}  # e.g. {"ex3_2_nngp": 123456}
+
 # Modules: named groups of assignments that can be released together (notes, Section 0.1).
 MODULES = {
     "day_b6": ["ex2_1_cumulants", "ex2_2_first_order", "ex2_3_ising_perceptron",

@@ -76,6 +76,21 @@ def cmd_grade(args) -> int:
     return 0
 
 
+def _roster_and_policy(args):
+    """Before anything is graded: the roster's students ([] without --roster) and a check of the
+    late policy; None (having said why) if either is unusable."""
+    from autograder.cohort import late  # lazy: a subcommand loads only its own layer
+    from autograder.cohort.pages import deadline_of  # lazy: a subcommand loads only its own layer
+    from autograder.cohort.roster import RosterError, read_roster  # lazy: a subcommand loads only its own layer
+
+    try:
+        late.policy_for(args.assignment)
+        return read_roster(Path(args.roster), deadline_of(args.assignment)) if args.roster else []
+    except (late.PolicyError, RosterError, OSError) as exc:
+        print(f"pdl: {exc}. Nothing was graded.", file=sys.stderr)
+        return None
+
+
 def cmd_grade_cohort(args) -> int:
     from autograder.cohort.grade import grade_cohort  # lazy: a subcommand loads only its own layer
     from autograder.cohort.handscores import remember_gradebook  # lazy: a subcommand loads only its own layer
@@ -88,6 +103,9 @@ def cmd_grade_cohort(args) -> int:
 
     cfg = _config()
     out = Path(args.out or f"results/{args.assignment}")
+    students = _roster_and_policy(args)
+    if students is None:
+        return 2
     summary = grade_cohort(Path(args.submissions), args.assignment, out, workers=args.workers,
                            timeout=args.timeout or cfg.TIMEOUT_S,
                            call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
@@ -96,6 +114,13 @@ def cmd_grade_cohort(args) -> int:
     if args.isolation == "process":
         _warn_process_isolation()
     results = summary["results"]
+    if args.roster:
+        from autograder.cohort.roster import apply_roster  # lazy: a subcommand loads only its own layer
+
+        for item in apply_roster(summary, students):
+            print(f"roster: {item}")
+        if summary["absent"]:
+            print(f"roster: {len(summary['absent'])} student(s) without a submission get 0 (\"no submission\")")
     db = None if args.no_gradebook else resolve_db_url(args.gradebook)
     print(f"writing grades, feedback and report for {len(results)} submissions"
           + (" (hand scores merged from written_scores.csv" + (" and the gradebook" if db else "") + ")"
@@ -270,6 +295,7 @@ def main(argv=None) -> int:
                         "(a root grader where namespaces are refused); process: no file isolation (unsafe)")
     p.add_argument("--screenshots", action="store_true",
                    help="also save PNGs of the report, written answers and a feedback page (headless Chromium)")
+    p.add_argument("--roster", help="roster CSV (id, name, email, section, extension): names, sections, extensions")
     p.set_defaults(func=cmd_grade_cohort)
 
     p = sub.add_parser("check", help="run a notebook's public checks (for students)")

@@ -135,7 +135,7 @@ def policy_for(assignment: str) -> dict:
     policy = getattr(course_config, "LATE_POLICY", {}) or {}
     if not isinstance(policy, dict):
         raise PolicyError(f"course_config.LATE_POLICY must be a dict, not {type(policy).__name__}")
-    if set(policy) <= set(POLICY_KEYS):
+    if set(policy) & set(POLICY_KEYS):  # one policy (with a policy's key, any unknown key is a mistake)
         return check_policy(policy)
     for key, value in policy.items():  # by assignment: every value a policy
         if not isinstance(value, dict):

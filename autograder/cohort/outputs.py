@@ -12,6 +12,7 @@ from pathlib import Path
 
 from autograder.cohort import handscores, similarity
 from autograder.cohort.changes import record_changes
+from autograder.cohort.exports import standing, write_exports
 from autograder.cohort.found import write_mistakes
 from autograder.cohort.grade import _write_atomic
 from autograder.cohort.handscores import HandScores, read_csv_scores, remember_csv, write_rows
@@ -22,11 +23,9 @@ from autograder.cohort.pages import (
     deadline_of,
     feedback_html,
     feedback_markdown,
-    late,
     notes,
     previous_grading,
     test_names,
-    written,
     written_answers_html,
 )
 from autograder.course import nbgrader as nbgrader_course
@@ -59,23 +58,30 @@ def hand_scores(summary: dict, out: Path, db_url: str | None = None):
 
 
 
-def write_csv(results: list[dict], path: Path, hand=None, deadline=None) -> None:
-    """grades.csv: who and when, the tests' score (auto), the hand-graded written answers
-    (written; blank answers count 0, ``written_ungraded`` answers are still to be graded), their
-    sum (total), the grader's notes, then one column per test. Text that a spreadsheet would run
-    as a formula gets a leading quote."""
+def write_csv(results: list[dict], path: Path, hand=None, deadline=None, absent=()) -> None:
+    """grades.csv: who (with the roster's section) and when (late against her own deadline, the
+    LMS's own late flag), the tests' score (auto), the hand-graded written answers (written; blank
+    answers count 0, ``written_ungraded`` answers are still to be graded), their sum (total), the
+    late penalty and the final grade (autograder/cohort/late.py), the grader's notes, then one
+    column per test. ``absent``: roster students without a submission (0, "no submission").
+    Text that a spreadsheet would run as a formula gets a leading quote."""
 
     names = test_names(results)
-    rows = [["student", "name", "email", "submitted_at", "late", "late_by", "auto", "auto_max", "written",
-             "written_max", "written_ungraded", "total", "total_max", "error", *names]]
+    rows = [["student", "name", "email", "section", "submitted_at", "late", "late_by", "lms_late", "auto",
+             "auto_max", "written", "written_max", "written_ungraded", "total", "total_max", "late_penalty",
+             "final", "error", *names]]
     for rec in results:
         pts = {t["name"]: t["points"] for t in rec.get("tests", [])}
-        w = written(rec, hand)
-        flag, by = late(rec, deadline)
-        rows.append([rec["student"], rec.get("name", ""), rec.get("email", ""), rec.get("submitted_at", ""), flag, by,
+        s = standing(rec, hand, deadline)
+        w = s["written"]
+        rows.append([rec["student"], rec.get("name", ""), rec.get("email", ""), rec.get("section", ""),
+                     rec.get("submitted_at", ""), s["late"], s["by"], s["lms_late"],
                      rec["score"], rec["max_score"], w["score"], w["max"], w["ungraded"],
-                     rec["score"] + w["score"], rec["max_score"] + w["max"], "; ".join(notes(rec)),
+                     s["total"], s["total_max"], s["penalty"], s["final"], "; ".join(notes(rec)),
                      *[pts.get(n, 0) for n in names]])
+    for a in absent or ():
+        rows.append([a["student"], a["name"], a["email"], a["section"], "", "", "", "", 0, "", 0, "", 0, 0, "", 0, 0,
+                     "no submission", *[0 for _ in names]])
     write_rows(path, rows)
 
 
@@ -202,7 +208,8 @@ def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=N
         _write_atomic(fb / f"{rec['student']}.html", feedback_html(rec, hand, deadline))
     similar = similarity.write(summary, out)  # similarity.csv, similarity.html
     _write_atomic(out / "report.html", cohort_report(summary, hand, deadline, similarity.report_section(similar)))
-    write_csv(summary["results"], csv_path or out / "grades.csv", hand, deadline)
+    write_csv(summary["results"], csv_path or out / "grades.csv", hand, deadline, summary.get("absent"))
+    write_exports(summary, out, hand, deadline)  # canvas.csv, moodle.csv
     if any(rec.get("manual") for rec in summary["results"]) or hand.values:
         _write_atomic(out / "written.html", written_answers_html(summary, hand))
         remember_csv(out, hand, write_written_scores(summary, out / "written_scores.csv", hand))

@@ -13,7 +13,6 @@ running when the TA opens the page.
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import hashlib
 import html
 import io
@@ -22,6 +21,7 @@ from functools import lru_cache
 from urllib.parse import quote
 
 import course_config
+from autograder.cohort import late as late_policy
 from autograder.cohort import markup
 from autograder.cohort.found import mistakes_found
 from autograder.cohort.handscores import HandScores
@@ -154,21 +154,17 @@ def test_messages(rec: dict) -> list[tuple[dict, str]]:
 
 
 def late(rec: dict, deadline) -> tuple[str, str]:
-    """('yes'|'no'|'', how late as H:MM:SS) against the assignment's deadline (naive UTC datetime)."""
+    """('yes'|'no'|'', how late as H:MM:SS) against the student's own deadline: the assignment's
+    (naive UTC datetime) moved by her roster extension (autograder/cohort/late.py)."""
 
-    when = rec.get("submitted_at") or ""
-    if not when or deadline is None:
-        return "", ""
-    try:
-        at = dt.datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ")
-    except ValueError:
-        return "", ""
-    if at <= deadline:
-        return "no", ""
-    seconds = int((at - deadline).total_seconds())
-    days, rest = divmod(seconds, 86400)
-    clock = f"{rest // 3600}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
-    return "yes", (f"{days} d {clock}" if days else clock)
+    fate = late_policy.assess(rec, deadline, {}, 0.0, 0.0)
+    return fate["late"], fate["by"]
+
+
+def penalty(rec: dict, w: dict, deadline) -> dict:
+    """What lateness costs a record under course_config.LATE_POLICY (``late.assess``), ``w``: its written()."""
+    return late_policy.assess(rec, deadline, late_policy.policy_for(str(rec.get("assignment"))),
+                              rec["score"] + w["score"], rec["max_score"] + w["max"])
 
 
 def deadline_of(assignment: str):
@@ -219,6 +215,10 @@ def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) 
     flag, by = late(rec, deadline)
     if rec.get("submitted_at"):
         lines += [f"Submitted {md_text(when_text(rec['submitted_at']))}" + (f" (late by {by})" if flag == "yes" else "") + ".", ""]
+    fate = penalty(rec, w, deadline)
+    if fate["why"]:
+        lines += [md_text(fate["why"]) + (f" **Final: {fate['final']:g} / {rec['max_score'] + w['max']:g}**"
+                                          if fate["penalty"] else ""), ""]
     for t, msg in test_messages(rec):
         mark = "✅" if t["passed"] else "❌"
         lines.append(f"- {mark} **{md_text(t['name'])}** ({t['points']:g}/{t['max_points']:g}): {md_text(msg)}")
@@ -267,6 +267,11 @@ def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> s
     else:
         total = f"<p>Score: <b>{rec['score']:g} / {rec['max_score']:g}</b></p>"
     parts = [f"<h1>{e(str(rec['assignment']))}</h1><p>Student: {who}.{when}</p>", total]
+    fate = penalty(rec, w, deadline)
+    if fate["why"]:
+        parts.append(f"<p><span class='late'>{e(fate['why'])}</span>"
+                     + (f" Final: <b>{fate['final']:g} / {rec['max_score'] + w['max']:g}</b>" if fate["penalty"] else "")
+                     + "</p>")
     if rows:
         parts.append("<h2>Tests</h2><table><thead><tr><th>test</th><th class='num'>points</th><th>what was checked"
                      f"</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
@@ -379,9 +384,12 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, 
     student_rows, all_notes, with_notes = [], [], 0
     any_written = any(r.get("manual") for r in results)
     any_name = any(r.get("name") or r.get("email") for r in results)
-    any_time = any(r.get("submitted_at") for r in results)
+    any_time = any(r.get("submitted_at") or r.get("lms_late") is not None for r in results)
+    fates = {id(r): penalty(r, written(r, hand), deadline) for r in results}
+    any_penalty = any(f["penalty"] for f in fates.values())
     for r in results:
         w = written(r, hand)
+        fate = fates[id(r)]
         rn = notes(r)
         with_notes += bool(rn)
         all_notes += [(r["student"], x) for x in rn]
@@ -389,6 +397,8 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, 
         when = e(when_text(r.get("submitted_at")))
         if flag == "yes":
             when += f" <span class='late'>late {by}</span>"
+        if fate["lms_late"] == "yes":
+            when += f" <span class='late'>late ({e(late_policy.LMS_NAMES.get(str(r.get('lms')), 'LMS'))})</span>"
         written_cell = (f"{w['score']:g} / {w['max']:g}" + (f" <small>({w['ungraded']} to grade)</small>" if w["ungraded"] else "")
                         if w["items"] else "")
         first = (rn[0][:160] + ("…" if len(rn[0]) > 160 else "")) if rn else ""
@@ -399,11 +409,14 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, 
             + f"<td class='num'>{r['score']:g} / {r['max_score']:g}</td>"
             + (f"<td class='num'>{written_cell}</td><td class='num'>{r['score'] + w['score']:g} / "
                f"{r['max_score'] + w['max']:g}</td>" if any_written else "")
+            + (f"<td class='num'>{fate['final']:g}" + (f" <small>(−{fate['penalty']:g} late)</small>" if fate["penalty"]
+                                                      else "") + "</td>" if any_penalty else "")
             + f"<td class='num'>{len(rn)}</td><td>{e(first)}</td>"
             f"<td class='num'>{float(r.get('seconds', 0)):.1f}</td></tr>")
     head = ("<tr><th>student</th>" + ("<th>name</th>" if any_name else "")
             + ("<th>submitted</th>" if any_time else "") + "<th class='num'>tests</th>"
             + ("<th class='num'>written</th><th class='num'>total</th>" if any_written else "")
+            + ("<th class='num'>final</th>" if any_penalty else "")
             + "<th class='num'>notes</th><th>first note</th><th class='num'>time (s)</th></tr>")
     test_rows = "".join(f"<tr><td>{e(x)}</td><td class='num'>{_pts(points.get(x, 0))}</td>"
                         f"<td class='num'>{passed[x]} / {len(results)}</td><td class='num'>{100 * passed[x] / n:.0f}%</td></tr>"
@@ -438,6 +451,9 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, 
             + f"<h2>Grader notes ({len(all_notes)})</h2>"
             + (f"<table id='notes'><tbody>{note_rows}</tbody></table>" if note_rows else "<p>none</p>")
             + (f"<h2>Student ids</h2><ul>{id_notes}</ul>" if id_notes else "")
+            + (f"<h2>On the roster, no submission ({len(summary['absent'])})</h2><ul>"
+               + "".join(f"<li>{e(a['name'] or a['roster_id'])} <small>{e(a['roster_id'])}</small></li>"
+                         for a in summary["absent"]) + "</ul>" if summary.get("absent") else "")
             + f"<h2>Not matched to a student</h2><ul>{unmatched or '<li>none</li>'}</ul>")
     return page(f"{summary['assignment']} cohort", body)
 
