@@ -149,3 +149,31 @@ def test_inputs_carrying_a_students_answer_are_never_replayed():
     ids = grading._identities(value)
     assert id(value["w"]) in ids and id(value["b"][1]) in ids and id(value["b"]) in ids
     assert not grading._identities(7) and not grading._identities("text")
+
+
+def test_a_hostile_answer_costs_the_grader_no_more_memory_than_a_correct_one(write_nb, correct_nb):
+    """Every graded function returns 16 MB of int8 (128 MB as floats) where the reference returns a
+    few numbers: the answers are announced by their shape, refused against the reference's, and
+    never cross the channel (benchmarks/hostile_answers.py measures the time too)."""
+    names = ["generalization_error", "overlap_entropy", "annealed_action", "critical_load"]
+    big = code_cell("import numpy as _np\ndef _big(*a, **k):\n    return _np.zeros(2**24, dtype=_np.int8)\n"
+                    + "".join(f"{n} = _big\n" for n in names))
+    hostile = grade(write_nb("big", with_cells(correct_nb, [big])), EXEMPLAR)
+    correct = grade(write_nb("fine", correct_nb), EXEMPLAR)
+    messages = {t.name: t.message for t in hostile.tests}
+    assert "where shape (23,) is expected" in messages["test_generalization_error"]
+    assert hostile.score < correct.score == correct.max_score
+    assert 0 < hostile.grader_mb < 1.5 * correct.grader_mb
+
+
+def test_skeletons_cost_one_element_whatever_the_shape_they_claim():
+    import numpy as np
+
+    from autograder.run import protocol
+
+    encoded = protocol.encode({"w": np.zeros((3, 4)), "xs": list(range(100)), "t": (1.0, np.ones(2))})
+    shape = protocol.decode_skeleton(protocol.loads(protocol.dumps(protocol.skeleton(encoded))))
+    assert shape["w"].shape == (3, 4) and shape["w"].strides == (0, 0)
+    assert shape["xs"].shape == (100,) and shape["t"][1].shape == (2,) and shape["t"][0] == 1.0
+    claimed = protocol.decode_skeleton({"__skeleton__": {"shape": [2**39], "dtype": "float64"}})
+    assert claimed.size == 2**39 and claimed.base.nbytes == 8

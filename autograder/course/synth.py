@@ -11,6 +11,15 @@ from autograder.run.notebook import code_cell, with_cells
 from autograder.run.paths import REPO
 
 
+def with_output(nb: dict, size: int) -> dict:
+    """``nb`` with a PNG output of about ``size`` bytes (base64) on its first code cell."""
+    nb = json.loads(json.dumps(nb))
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    cell["outputs"] = [{"output_type": "display_data", "metadata": {},
+                        "data": {"image/png": "iVBORw0KGgo" + "A" * size, "text/plain": "<Figure>"}}]
+    return nb
+
+
 def hostile_cohort(assignment: str) -> dict[str, tuple[str, str]]:
     """student -> (file content, the score it deserves: 'full' | 'zero' | 'less' | 'partial').
 
@@ -50,6 +59,10 @@ def hostile_cohort(assignment: str) -> dict[str, tuple[str, str]]:
         "liar_float": (redefine("    class F:\n        def __float__(s): return -123.0\n"
                                 "        def __eq__(s, o): return True\n    return F()"), "less"),
         "never_returns": (redefine("    while True:\n        pass"), "less"),
+        # 16 MB of int8 where a few numbers are expected: refused by its shape, never taken
+        "big_answer": (redefine("    import numpy\n    return numpy.zeros(2**24, dtype=numpy.int8)"), "less"),
+        # a correct notebook with 30 MB of figure output: the outputs never reach the grader's student
+        "big_figure": (nb(with_output(correct, 30 * 2**20)), "full"),
     }
 
 

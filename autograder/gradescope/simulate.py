@@ -8,6 +8,7 @@ then the zip's ``setup_account.sh`` and ``run_autograder`` run (``pdl validate``
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import hashlib
 import json
@@ -23,7 +24,7 @@ from pathlib import Path
 from autograder.gradescope.results import check_results_json
 from autograder.run import accounts
 from autograder.run.grading import grade
-from autograder.run.notebook import code_cell, load_release, with_cells
+from autograder.run.notebook import _tagged_cells, code_cell, load_release, with_cells
 from autograder.run.paths import REPO
 
 
@@ -132,7 +133,18 @@ def private_etc(root: Path) -> list[str]:
             'exec "$@"', str(etc)]
 
 
-CASES = ("correct", "partial", "stub", "infinite_loop", "invalid_json", "cheat")
+CASES = ("correct", "partial", "stub", "infinite_loop", "invalid_json", "cheat", "big_answers")
+BIG_ANSWER = "_np.zeros(2**24, dtype=_np.int8)"  # 16 MB where the reference returns a few numbers
+
+
+def big_answers_notebook(assignment: str) -> str:
+    """The correct example, its first graded function now answering 16 MB of int8: the grader
+    must refuse the answer, not choke on it (the score is then pdl grade's)."""
+    correct = json.loads((REPO / "examples" / "submissions" / assignment / "correct.ipynb").read_text())
+    graded = [text for _, _, text in _tagged_cells(load_release(assignment), "graded", "code")]
+    first = next(n.name for text in graded for n in ast.parse(text).body if isinstance(n, ast.FunctionDef))
+    return json.dumps(with_cells(correct, [code_cell(f"import numpy as _np\ndef {first}(*a, **k):\n"
+                                                      f"    return {BIG_ANSWER}\n")]))
 
 
 def cheat_notebook(assignment: str, ag: Path, search_disk: bool = True) -> str:
@@ -179,6 +191,8 @@ def check_simulation(assignment: str, zip_file: Path, venv: Path, workdir: Path,
             # and a host with the course checked out elsewhere is namespace isolation's to guard.
             search = isolation != "account" or accounts.landlock_abi() >= 1
             nb.write_text(cheat_notebook(assignment, root / "autograder", search_disk=search))
+        elif case == "big_answers":
+            nb.write_text(big_answers_notebook(assignment))
         else:
             shutil.copy(REPO / "examples" / "submissions" / assignment / f"{case}.ipynb", nb)
         got = simulate(zip_file, nb, venv, root, extra_env=env)

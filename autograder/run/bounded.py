@@ -56,7 +56,8 @@ def _child(work, write_fd: int, memory_mb: int | None, parent: int) -> None:
                 cap = min(cap, hard)
             resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         work(send)
-        send({"peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)})
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        send({"peak_mb": round(usage.ru_maxrss / 1024, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 3)})
     except KeyboardInterrupt:
         code = 130
     except BaseException as exc:  # noqa: BLE001 - the parent decides what an error means

@@ -83,7 +83,8 @@ class GradeReport:
     public_notes: list = field(default_factory=list)  # the notes known before any hidden test ran
     isolation: str = ""
     seconds: float = 0.0
-    grader_mb: float = 0.0  # peak memory of the grader's side (the bounded child), for benchmarks
+    grader_mb: float = 0.0     # peak memory of the grader's side (the bounded child), for benchmarks
+    grader_cpu_s: float = 0.0  # and its CPU time (the student's process not counted)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -271,6 +272,18 @@ class SandboxStudent:
                 self._dead[name] = ("crashed", f"the notebook's process {exc} while running {name}")
                 raise StudentError(*self._dead[name]) from None
             status = answer.get("status")
+            if status == "large":  # announced by its skeleton: taken only if it fits the contract
+                try:
+                    shape = protocol.decode_skeleton(answer.get("skeleton"))
+                except (protocol.ProtocolError, ValueError, TypeError) as exc:
+                    shape, wrong = None, f"unreadable data ({exc})"
+                else:
+                    wrong = "" if supplied else self._contract_problem(name, args, kwargs, shape)
+                answer = worker.request({"op": "pending", "take": not wrong}, self._call_timeout)
+                if wrong:
+                    raise StudentError("invalid", f"{name} returned {wrong} (see the docstring for what it "
+                                                  "returns)")
+                status = answer.get("status")
             if status == "ok":
                 try:
                     value = protocol.decode(answer.get("value"))
@@ -412,6 +425,9 @@ class _Collector:
 
     def pytest_configure(self, config):
         config.pdl_student = self.student
+        # the failure text comes from _reason: pytest need not render source and locals (its
+        # --tb option belongs to the terminal plugin, which is off)
+        config.option.tbstyle = "native"
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -547,9 +563,10 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
                                                                     **options).to_dict()}),
                                 memory_mb=memory_mb, seconds=seconds)
     final = next((m["report"] for m in received if "report" in m), None)
-    peak = next((m["peak_mb"] for m in received if "peak_mb" in m), 0.0)
+    usage = next((m for m in received if "peak_mb" in m), {})
     if final is not None:
-        return GradeReport(**{**final, "tests": [TestResult(**t) for t in final["tests"]], "grader_mb": peak})
+        return GradeReport(**{**final, "tests": [TestResult(**t) for t in final["tests"]],
+                              "grader_mb": usage.get("peak_mb", 0.0), "grader_cpu_s": usage.get("cpu_s", 0.0)})
     failure = next((m for m in received if "exception" in m), None)
     if how == "interrupted" or (failure and failure["exception"] == "KeyboardInterrupt"):
         raise KeyboardInterrupt
