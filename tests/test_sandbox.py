@@ -710,14 +710,16 @@ def test_a_cohort_in_account_isolation(tmp_path, correct_nb, nothing_left_behind
     correct one still scores full marks, and every record names its isolation."""
     subs = tmp_path / "subs"
     escape = code_cell(ESCAPE.replace("def f(marker)", "def escape(marker)") + "escape('x')")
-    for student, cells in (("escapes", [escape]), ("correct", []), ("correct2", [])):
+    big = code_cell("import numpy\ndef generalization_error(R):\n    return numpy.zeros(2**24, dtype=numpy.int8)\n")
+    for student, cells in (("escapes", [escape]), ("correct", []), ("correct2", []), ("big_answer", [big])):
         (subs / student).mkdir(parents=True)
         (subs / student / f"{EXEMPLAR}.ipynb").write_text(json.dumps(with_cells(correct_nb, cells)))
     summary = grade_cohort(subs, EXEMPLAR, tmp_path / "out", workers=2, progress=False, isolation="account", **LIMITS)
     by = {r["student"]: r for r in summary["results"]}
     assert by["correct"]["score"] == by["correct2"]["score"] == by["correct"]["max_score"] > 0, by
+    assert 0 < by["big_answer"]["score"] < by["correct"]["max_score"]  # only that function's tests lost
     records = [json.loads(p.read_text()) for p in (tmp_path / "out" / "records").glob("*.json")]
-    assert len(records) == 3 and {r["isolation"] for r in records} == {"account"}
+    assert len(records) == 4 and {r["isolation"] for r in records} == {"account"}
 
 
 LEAVE = r'''
