@@ -199,3 +199,37 @@ def test_mistakes_csv_and_the_report_list_who_made_each_mistake(tmp_path):
     seen = browser.probe(out / "report.html")
     text = seen["text"].split("Mistakes found in this cohort", 1)[1]
     assert spinodal.description in text and "ada, bob-2" in text and "mistakes.csv" in text
+
+
+def test_grade_cohort_prints_how_many_grades_changed(tmp_path, monkeypatch, capsys):
+    """`pdl grade-cohort` says in one line what changed (grading replaced by records built here)."""
+    from autograder import cli
+    from autograder.cohort import grade
+
+    out = tmp_path / "cohort"
+    records = [rec("ada"), rec("bob")]
+
+    def graded(source, assignment, out, **kwargs):
+        return {"assignment": EXEMPLAR, "version": "2026.one", "graded": 0, "reused": len(records),
+                "students": len(records), "unmatched": [], "notes": [],
+                "results": [dict(r, manual=[dict(m) for m in r["manual"]]) for r in records]}
+
+    monkeypatch.setattr(grade, "grade_cohort", graded)
+    command = ["grade-cohort", str(tmp_path), "--assignment", EXEMPLAR, "--out", str(out), "--no-gradebook", "--quiet"]
+    assert cli.main(command) == 0
+    assert "grades kept for the next run's comparison" in capsys.readouterr().out
+    assert cli.main(command) == 0
+    assert "no grade changed since the last run" in capsys.readouterr().out
+    hostile = "<img src=x onerror=alert(1)> **fine**"
+    type_scores(out / "written_scores.csv", {("ada", "written_1"): {"score": "1", "comment": hostile},
+                                             ("bob", "written_1"): {"score": "0.5"}})
+    assert cli.main(command) == 0
+    assert f"2 grades changed; see {out / 'changes.csv'}\n" in capsys.readouterr().out
+    records[0] = rec("ada", sha="b", answers=("changed", ""))
+    assert cli.main(command) == 0
+    printed = capsys.readouterr()
+    assert f"1 grade changed; see {out / 'changes.csv'}\n" in printed.out
+    assert "ada, written_1: the answer changed since it was scored" in printed.err
+    page = (out / "written.html").read_text()
+    assert "Previous grading (answer changed since)" in page and "<strong>fine</strong>" in page
+    assert "<img" not in page and "onerror=alert(1)&gt;" in page
