@@ -216,9 +216,10 @@ def _cohort(out: Path) -> dict:
 
 
 def _pages(out: Path, summary: dict) -> list[Path]:
-    """Every page the cohort wrote: the report, the written answers, each student's feedback."""
-    return [out / "report.html", out / "written.html"] + [out / "feedback" / f"{r['student']}.html"
-                                                          for r in summary["results"]]
+    """Every page the cohort wrote: the report, the written answers, the similar submissions side
+    by side, each student's feedback."""
+    return [out / "report.html", out / "written.html", out / "similarity.html"] + [
+        out / "feedback" / f"{r['student']}.html" for r in summary["results"]]
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +247,7 @@ def test_no_vector_runs_on_any_page(cohort, policy):
     written = _pages(out, summary)
     assert all(page.is_file() for page in written)
     assert sorted(p.name for p in (out / "feedback").glob("*.html") if not p.name.startswith("nopolicy-")) == \
-        sorted([p.name for p in written[2:]] + ["elsewhere.html"])  # no page left out
+        sorted([p.name for p in written[3:]] + ["elsewhere.html"])  # no page left out
     for page in written:
         dom = browser.dump_dom(page if policy else _without_policy(page))
         assert "</html>" in dom and "<h1>" in dom, page.name  # the page itself, rendered
