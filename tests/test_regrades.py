@@ -8,12 +8,12 @@ import re
 from urllib.parse import unquote
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.cohort import browser, handscores, outputs
 from autograder.cohort.handscores import csv_uncell
 from autograder.run.diagnose import KNOWN
 from autograder.run.mistakes import read_mistakes
-from conftest import EXEMPLAR
 
 QUESTIONS = ("written_1", "written_2")
 
@@ -120,7 +120,7 @@ def test_a_hand_score_holds_only_while_its_answer_is_unchanged(tmp_path):
     out, db = tmp_path / "cohort", f"sqlite:///{tmp_path / 'gradebook.db'}"
 
     def everything(*records):
-        changes, hand, summary = run(out, *records, db=db)
+        _, hand, summary = run(out, *records, db=db)
         outputs.record_in_gradebook(summary, db, hand, log=lambda *a: None)
         handscores.remember_gradebook(out, EXEMPLAR, db)
         return hand
@@ -183,10 +183,10 @@ def test_mistakes_csv_and_the_report_list_who_made_each_mistake(tmp_path):
         (wedge.description, "generalization_error", wedge.hint, "ada")]
 
     dom = browser.dump_dom(out / "report.html")
-    section = re.search(r'<table id="mistakes">(.*?)</table>', dom, re.S).group(1)
+    section = re.search(r'<table id="mistakes">(.*?)</table>', dom, re.DOTALL).group(1)
     listed = {}
-    for row in re.findall(r"<tr>(.*?)</tr>", section, re.S)[1:]:
-        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+    for row in re.findall(r"<tr>(.*?)</tr>", section, re.DOTALL)[1:]:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)
         listed[re.sub(r"<[^>]+>", "", cells[0]).split("hint:")[0].strip()] = (
             re.sub(r"<[^>]+>", "", cells[1]), re.findall(r'href="([^"]+)"', cells[3]))
     assert listed == {spinodal.description: ("critical_load", ["feedback/ada.html", "feedback/bob-2.html"]),

@@ -99,7 +99,7 @@ def record_changes(summary: dict, out: Path, hand: HandScores | None = None) -> 
     rows = [] if first else compare(before, now, set(getattr(hand, "stale", ()) or ()))
     path = out / "changes.csv"
     if rows:
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         table = ([] if path.exists() else [COLUMNS]) + [[stamp, *(r[c] for c in COLUMNS[1:])] for r in rows]
         buf = io.StringIO()
         csv.writer(buf).writerows([[csv_cell(v) for v in row] for row in table])
