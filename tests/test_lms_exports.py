@@ -236,8 +236,9 @@ def test_grades_csv_canvas_csv_and_pages_hold_the_final_grade(tmp_path, policy):
     assert [by["wangwei"][k] for k in pick] == ["王伟", "B2", "", "", "yes", "7.0", "0.0", "7.0", ""]
     assert [by["zed"][k] for k in pick] == ["'=HYPERLINK(\"http://x\")", "A1", "no", "", "", "6.0", "0.0", "6.0", ""]
     assert [by["stranger"][k] for k in pick] == ["stranger", "", "", "", "", "4.0", "0.0", "4.0", ""]
-    assert [by["666"][k] for k in ("name", "email", "section", "total", "final", "error", "test_a")] == \
-        ["Bo Li", "bo@uni.example", "C3", "0", "0", "no submission", "0"]
+    assert [by["666"][k] for k in ("name", "email", "section", "auto_max", "total", "total_max", "late_penalty",
+                                   "final", "error", "test_a")] == \
+        ["Bo Li", "bo@uni.example", "C3", "10.0", "0.0", "10.0", "0.0", "0.0", "no submission", "0"]
 
     assert table(out / "canvas.csv") == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", f"{EXEMPLAR} (98765)"],
@@ -254,6 +255,8 @@ def test_grades_csv_canvas_csv_and_pages_hold_the_final_grade(tmp_path, policy):
         ["Participant 111", "Participant 222", "Participant 333", "Participant 444", "Participant stranger",
          "Participant 666"]
     assert [row[4] for row in moodle[1:]] == ["9.00", "5.00", "7.00", "6.00", "4.00", "0.00"]
+    assert [row[7] for row in moodle[1:]] == ["Thursday, 15 October 2026, 10:10 PM", "Saturday, 17 October 2026, 11:00 PM",
+                                              "", "Saturday, 17 October 2026, 11:00 PM", "", ""]
 
     page = (out / "feedback" / "zolaemile.html").read_text()
     assert "Late penalty 3 points (late by 2 d 1:00:01: 3 started days × 10% of 10, at most 50%)." in page
@@ -287,7 +290,7 @@ def test_moodle_worksheet_cell_by_cell(tmp_path, policy):
          "Tests 8 / 10; written answers 0 / 2 (1 not graded yet); late penalty 3.6; final 4.4 / 12."],
         ["Participant S001", "Ada Lovelace", "ada@uni.example", "Submitted for grading", "10.00", "12.00", "Yes",
          "Thursday, 15 October 2026, 9:05 AM", stamp, "Tests 10 / 10; written answers 0 / 2; final 10 / 12."],
-        ["Participant 5151", "Émile Zola", "emile@uni.example", "No submission", "0.00", "12.00", "Yes", "-", stamp,
+        ["Participant 5151", "Émile Zola", "emile@uni.example", "No submission", "0.00", "12.00", "Yes", "", stamp,
          "No submission."]]
     exports.write_exports(summary, tmp_path, None, D, now=dt.datetime(2026, 10, 20, 0, 5, tzinfo=dt.UTC))
     assert [[csv_uncell(c) for c in row] for row in table(tmp_path / "moodle.csv")] == rows

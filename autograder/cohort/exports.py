@@ -70,11 +70,11 @@ def canvas_rows(summary: dict, hand=None, deadline=None) -> list[list]:
 
 def moodle_time(iso: str) -> str:
     """2026-10-15T21:30:00Z -> "Thursday, 15 October 2026, 9:30 PM" (Moodle's worksheet format;
-    the time in UTC); "-" (Moodle's empty date) for none."""
+    the time in UTC); empty for none (Moodle writes "-", which a CSV cell would have to quote)."""
     try:
         at = dt.datetime.strptime(str(iso or ""), "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
-        return "-"
+        return ""
     return (f"{DAYS[at.weekday()]}, {at.day} {MONTHS[at.month - 1]} {at.year}, "
             f"{(at.hour % 12) or 12}:{at.minute:02d} {'AM' if at.hour < 12 else 'PM'}")
 
@@ -101,7 +101,7 @@ def moodle_rows(summary: dict, hand=None, deadline=None, now: dt.datetime | None
                      moodle_time(rec.get("submitted_at")), stamp, comment])
     for a in summary.get("absent") or []:
         rows.append([f"Participant {a['roster_id']}", a["name"] or a["roster_id"], a["email"], "No submission",
-                     "0.00", f"{top:.2f}", "Yes", "-", stamp, "No submission."])
+                     "0.00", f"{top:.2f}", "Yes", "", stamp, "No submission."])
     return rows
 
 

@@ -70,18 +70,20 @@ def write_csv(results: list[dict], path: Path, hand=None, deadline=None, absent=
     rows = [["student", "name", "email", "section", "submitted_at", "late", "late_by", "lms_late", "auto",
              "auto_max", "written", "written_max", "written_ungraded", "total", "total_max", "late_penalty",
              "final", "error", *names]]
+    top = [0.0, 0.0]  # the maxima (tests, written) for the rows of roster students without a submission
     for rec in results:
         pts = {t["name"]: t["points"] for t in rec.get("tests", [])}
         s = standing(rec, hand, deadline)
         w = s["written"]
+        top = [max(top[0], float(rec["max_score"])), max(top[1], w["max"])]
         rows.append([rec["student"], rec.get("name", ""), rec.get("email", ""), rec.get("section", ""),
                      rec.get("submitted_at", ""), s["late"], s["by"], s["lms_late"],
                      rec["score"], rec["max_score"], w["score"], w["max"], w["ungraded"],
                      s["total"], s["total_max"], s["penalty"], s["final"], "; ".join(notes(rec)),
                      *[pts.get(n, 0) for n in names]])
     for a in absent or ():
-        rows.append([a["student"], a["name"], a["email"], a["section"], "", "", "", "", 0, "", 0, "", 0, 0, "", 0, 0,
-                     "no submission", *[0 for _ in names]])
+        rows.append([a["student"], a["name"], a["email"], a["section"], "", "", "", "", 0.0, top[0], 0.0, top[1], 0,
+                     0.0, top[0] + top[1], 0.0, 0.0, "no submission", *[0 for _ in names]])
     write_rows(path, rows)
 
 
