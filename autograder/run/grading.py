@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import course_config
-from autograder.run import diagnose, protocol
+from autograder.run import diagnose, packages, protocol
 from autograder.run.bounded import run_bounded
 from autograder.run.diagnose import enabled
 from autograder.run.diagnose.catalogue import _FAILED, Call
@@ -559,6 +559,9 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     seconds = 2 * timeout + 40 * call_timeout + diagnose.GRADE_BUDGET_S + 120
     options = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb, isolation=isolation,
                    public_checks=public_checks)
+    if resolve_isolation(isolation, lazy=True) == "namespace":
+        # what the student's process may import, worked out here once: every child inherits it
+        packages.visible_entries(packages.release_modules(assignment))
     received, how = run_bounded(lambda send: send({"report": _grade(submission, assignment, stream=send,
                                                                     **options).to_dict()}),
                                 memory_mb=memory_mb, seconds=seconds)
