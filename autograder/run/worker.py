@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import io
+import linecache
 import json
 import os
 import resource
@@ -129,7 +130,7 @@ def main(limits_json: str = "{}") -> None:
             for index, source in req["cells"]:
                 send({"event": "cell", "index": index})
                 try:
-                    result = shell.run_cell(source, store_history=False)
+                    result = _run_cell(shell, index, source)
                     exc = result.error_in_exec or result.error_before_exec
                 except BaseException as exc_:  # noqa: BLE001 - a student may raise anything
                     exc = exc_
@@ -166,13 +167,36 @@ def _call(ns, req, protocol):
     except NotImplementedError:
         return {"status": "not_implemented", "message": f"{name} is not implemented yet"}
     except BaseException as exc:  # noqa: BLE001
-        tb = traceback.extract_tb(exc.__traceback__)
-        where = f" (line {tb[-1].lineno} of your code)" if tb else ""
-        return {"status": "error", "message": f"{name} raised {_short(exc)}{where}"}
+        return {"status": "error", "message": f"{name} raised {_short(exc)}{_where(exc)}"}
     try:
         return {"status": "ok", "value": protocol.encode(value)}
     except BaseException as exc:  # noqa: BLE001
         return {"status": "invalid", "message": f"{name} returned something that is not numbers: {_short(exc)}"}
+
+
+# The notebook's cells by the name IPython compiled them under: an error is placed in the
+# student's own code, never in a library's (scipy's line 846 is not the student's line 846).
+CELLS: dict[str, tuple[int, str]] = {}
+
+
+def _run_cell(shell, index: int, source: str):
+    """``shell.run_cell``, remembering under which file name the cell's code lives."""
+    before = set(linecache.cache)
+    try:
+        return shell.run_cell(source, store_history=False)
+    finally:
+        first = next((ln.strip() for ln in source.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+        for name in set(linecache.cache) - before:
+            CELLS[name] = (index, first[:60])
+
+
+def _where(exc: BaseException) -> str:
+    """" (line L of your cell N, which starts `...`)": the deepest frame in the student's cells."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename in CELLS:
+            index, first = CELLS[frame.filename]
+            return f" (line {frame.lineno} of your cell {index + 1}, which starts `{first}`)"
+    return ""
 
 
 def _checks(ns, shell, cells):
