@@ -14,6 +14,9 @@ SEED = 20260901      # the course seed: hidden-test inputs and year parameters d
 TIMEOUT_S = 300      # wall-clock limit for running the notebook
 CALL_TIMEOUT_S = 60  # wall-clock limit for one call of a student's function
 MEMORY_MB = 4096     # address-space limit of the student's process
+# Error carried forward (autograder/run/carry.py): a failing test whose answers follow from the
+# student's own wrong answers elsewhere keeps its points, with a note (PDL_CARRY_FORWARD=0: off).
+CARRY_FORWARD = True
 
 # Deadlines, for `pdl grade-cohort`: a submission whose time (Gradescope's :created_at, nbgrader's
 # timestamp.txt) is after its assignment's deadline is flagged late in grades.csv, the report and

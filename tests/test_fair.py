@@ -24,3 +24,71 @@ def test_an_error_inside_a_library_is_placed_in_the_students_cell(write_nb, corr
     cell = len(nb["cells"])  # the appended cell, counted from 1
     assert f"line 4 of your cell {cell}, which starts `import scipy.optimize`" in message, message
     assert "_zeros.py" not in message and "of your code)" not in message
+
+
+# -- error carried forward --------------------------------------------------------------------
+def _graded(code: str, monkeypatch=None, carry=True):
+    """The hidden tests in-process on the reference plus ``code`` (the same collector as pdl grade)."""
+    from autograder.course.generate import module_text
+    from autograder.course.inprocess import RecordingStudent, namespace_of
+    from autograder.course.source import load
+    from autograder.run.grading import run_hidden_tests
+
+    if monkeypatch is not None:
+        monkeypatch.setenv("PDL_CARRY_FORWARD", "1" if carry else "0")
+    student = RecordingStudent(namespace_of(EXEMPLAR, module_text(load(EXEMPLAR)) + "\n\n" + code))
+    return {r.name: r for r in run_hidden_tests(EXEMPLAR, student, diagnose=False)}
+
+
+WRONG_EPS = ("def generalization_error(R):\n"
+             "    return np.arccos(np.clip(np.asarray(R, dtype=float), -1.0, 1.0)) / (2 * np.pi)\n")
+WRONG_ACTION = ("def annealed_action(R, alpha):\n"
+                "    return overlap_entropy(R) + 2 * alpha * np.log(1.0 - generalization_error(R))\n")
+
+
+def test_a_result_right_given_the_students_own_earlier_result_keeps_its_credit(monkeypatch):
+    """One mistake (ε(R) = arccos R / 2π, a 1-point function) is charged once: the tests of the
+    functions built on it keep their points, with a note naming it."""
+    results = _graded(WRONG_EPS, monkeypatch)
+    assert results["test_generalization_error"].points == 0
+    credited = {n for n, r in results.items() if r.carried_forward}
+    assert {"test_annealed_action", "test_annealed_counts", "test_figure_loads"} <= credited
+    for name in credited:
+        r = results[name]
+        assert r.points == r.max_points and not r.passed
+        assert r.carried_forward == "credited: it follows from your generalization_error (error carried forward)"
+    without = _graded(WRONG_EPS, monkeypatch, carry=False)
+    assert sum(r.points for r in without.values()) < sum(r.points for r in results.values())
+    assert not any(r.carried_forward for r in without.values())
+
+
+def test_a_function_wrong_on_its_own_still_loses_its_points(monkeypatch):
+    """annealed_action wrong by itself (a factor 2 in the energy term), and the same mistake on top
+    of a wrong ε: neither is explained by the student's other functions."""
+    alone = _graded(WRONG_ACTION, monkeypatch)
+    both = _graded(WRONG_EPS + "\n\n" + WRONG_ACTION, monkeypatch)
+    for results in (alone, both):
+        assert results["test_annealed_action"].points == 0 and not results["test_annealed_action"].carried_forward
+
+
+def test_the_report_gives_the_score_with_and_without_carry_forward(write_nb, correct_nb):
+    """The sandbox route: the hybrid's calls of the student's functions go over the channel."""
+    report = grade(write_nb("eps", with_cells(correct_nb, [code_cell(WRONG_EPS)])), EXEMPLAR)
+    credited = [t for t in report.tests if t.carried_forward]
+    assert credited and report.score == report.score_without_carry_forward + sum(t.points for t in credited)
+    assert json.loads(json.dumps(report.to_dict()))["score_without_carry_forward"] < report.score
+
+
+def test_feedback_says_each_mistake_once_and_lists_the_tests_it_explains():
+    from autograder.cohort.pages import feedback_html, feedback_markdown, mistake_groups
+
+    hint = "Your results match a known mistake: count both wedges."
+    note = "credited: it follows from your generalization_error (error carried forward)"
+    rec = {"assignment": EXEMPLAR, "student": "ada", "score": 3.0, "max_score": 4.0, "errors": [],
+           "tests": [{"name": "test_a", "points": 0.0, "max_points": 1.0, "passed": False, "message": "a",
+                      "diagnosis": hint},
+                     {"name": "test_b", "points": 3.0, "max_points": 3.0, "passed": False, "message": "b",
+                      "diagnosis": hint, "carried_forward": note}]}
+    assert mistake_groups(rec) == [{"what": hint, "tests": ["test_a", "test_b"], "credited": ["test_b"]}]
+    for page in (feedback_markdown(rec), feedback_html(rec)):
+        assert page.count("count both wedges") == 1 and "test_a, test_b" in page and note in page

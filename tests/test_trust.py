@@ -148,6 +148,7 @@ def test_inputs_carrying_a_students_answer_are_never_replayed():
     value = {"w": np.ones(3), "b": [2.5, np.zeros(2)]}
     ids = grading._identities(value)
     assert id(value["w"]) in ids and id(value["b"][1]) in ids and id(value["b"]) in ids
+    assert ids[id(value["w"])] is value["w"]  # kept alive: no id of it is reused during the test
     assert not grading._identities(7) and not grading._identities("text")
 
 

@@ -164,11 +164,12 @@ MATHML_ATTRIBUTES = frozenset({
     "form", "height", "largeop", "linebreak", "linethickness", "lspace", "mathbackground", "mathcolor",
     "mathsize", "mathvariant", "maxsize", "minsize", "movablelimits", "notation", "rowlines", "rowspacing",
     "rspace", "scriptlevel", "separator", "stretchy", "voffset", "width"})
-CLASSES = {"tr": {"ok", "bad"}, "td": {"num"}, "th": {"num"}, "span": {"late", "miss"}, "p": {"miss"},
+CLASSES = {"tr": {"ok", "bad"}, "td": {"num"}, "th": {"num"}, "span": {"late", "miss", "tests"}, "p": {"miss"},
            "div": {"diag", "answer", "comment", "md"}, "code": {"tex"},
            "table": {"side"}}  # similarity.html: two submissions side by side
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt"}, "code": {"title"}, "ol": {"start"},
-              "h3": {"id"}, "table": {"id"}, **{tag: set(MATHML_ATTRIBUTES) for tag in MATHML_TAGS}}
+              "h3": {"id"}, "table": {"id"}, "li": {"id"},  # li: a feedback page's mistakes, linked to
+              **{tag: set(MATHML_ATTRIBUTES) for tag in MATHML_TAGS}}
 for _tag in CLASSES:
     ATTRIBUTES.setdefault(_tag, set()).add("class")
 LINK_REL = "noopener noreferrer nofollow"

@@ -153,6 +153,28 @@ def test_messages(rec: dict) -> list[tuple[dict, str]]:
     return out
 
 
+def mistake_groups(rec: dict) -> list[dict]:
+    """One entry per mistake the grader found, with the tests it explains: the same diagnosis on
+    several tests is said once; a test credited by carrying an error forward names it too.
+    [{"what", "tests", "credited"}] in the order the tests ran."""
+    groups: dict[str, dict] = {}
+    for t in rec.get("tests") or []:
+        what = str(t.get("diagnosis") or "")
+        credit = str(t.get("carried_forward") or "")
+        if not what and not credit:
+            continue
+        g = groups.setdefault(what or credit, {"what": what or credit, "tests": [], "credited": []})
+        g["tests"].append(str(t.get("name")))
+        if credit:
+            g["credited"].append(str(t.get("name")))
+    return list(groups.values())
+
+
+def _group_of(groups: list[dict], t: dict) -> int:
+    key = str(t.get("diagnosis") or t.get("carried_forward") or "")
+    return next((k for k, g in enumerate(groups) if g["what"] == key), -1)
+
+
 def late(rec: dict, deadline) -> tuple[str, str]:
     """('yes'|'no'|'', how late as H:MM:SS) against the student's own deadline: the assignment's
     (naive UTC datetime) moved by her roster extension (autograder/cohort/late.py)."""
@@ -219,11 +241,20 @@ def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) 
     if fate["why"]:
         lines += [md_text(fate["why"]) + (f" **Final: {fate['final']:g} / {rec['max_score'] + w['max']:g}**"
                                           if fate["penalty"] else ""), ""]
+    groups = mistake_groups(rec)
+    if groups:
+        lines += ["What went wrong (each mistake once, with the tests it explains):", ""]
+        for k, g in enumerate(groups):
+            credited = f"; credited, the error carried forward: {', '.join(g['credited'])}" if g["credited"] else ""
+            lines.append(f"{k + 1}. {md_text(g['what'])} (tests: {md_text(', '.join(g['tests']))}{md_text(credited)})")
+        lines.append("")
     for t, msg in test_messages(rec):
-        mark = "✅" if t["passed"] else "❌"
-        lines.append(f"- {mark} **{md_text(t['name'])}** ({t['points']:g}/{t['max_points']:g}): {md_text(msg)}")
-        if t.get("diagnosis"):
-            lines.append(f"  - *What went wrong:* {md_text(t['diagnosis'])}")
+        mark = "✅" if t["passed"] else "↪️" if t.get("carried_forward") else "❌"
+        k = _group_of(groups, t)
+        see = f" (see {k + 1} above)" if k >= 0 else ""
+        lines.append(f"- {mark} **{md_text(t['name'])}** ({t['points']:g}/{t['max_points']:g}): {md_text(msg)}{see}")
+        if t.get("carried_forward"):
+            lines.append(f"  - *{md_text(t['carried_forward'])}*")
     if notes(rec) and rec.get("errors"):
         lines += ["", "Notes from the grader:"] + [f"- {md_text(e)}" for e in dict.fromkeys(rec["errors"])]
     if w["items"]:
@@ -250,10 +281,13 @@ def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> s
     w = written(rec, hand)
     e = html.escape
     rows = []
+    groups = mistake_groups(rec)
     for t, msg in test_messages(rec):
-        diag = (f"<div class='diag'><b>What went wrong:</b> {markup.render_inline(str(t['diagnosis']))}</div>"
-                if t.get("diagnosis") else "")
-        rows.append(f"<tr class='{'ok' if t['passed'] else 'bad'}'><td>{e(str(t['name']))}</td>"
+        k = _group_of(groups, t)
+        diag = f"<div class='diag'>What went wrong: see <a href='#mistake-{k + 1}'>mistake {k + 1}</a></div>" if k >= 0 else ""
+        if t.get("carried_forward"):
+            diag += f"<div class='diag'><b>{e(str(t['carried_forward']))}</b></div>"
+        rows.append(f"<tr class='{'ok' if t['passed'] or t.get('carried_forward') else 'bad'}'><td>{e(str(t['name']))}</td>"
                     f"<td class='num'>{t['points']:g}&nbsp;/&nbsp;{t['max_points']:g}</td><td>{e(msg)}{diag}</td></tr>")
     note_items = "".join(f"<li>{e(str(n))}</li>" for n in dict.fromkeys(rec.get("errors") or []))
     who = e(str(rec["student"])) + (f" ({e(str(rec['name']))})" if rec.get("name") else "")
@@ -272,6 +306,13 @@ def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> s
         parts.append(f"<p><span class='late'>{e(fate['why'])}</span>"
                      + (f" Final: <b>{fate['final']:g} / {rec['max_score'] + w['max']:g}</b>" if fate["penalty"] else "")
                      + "</p>")
+    if groups:
+        items = "".join(
+            f"<li id='mistake-{k + 1}'>{markup.render_inline(g['what'])} <span class='tests'>(tests: "
+            f"{e(', '.join(g['tests']))}" + (f"; credited, the error carried forward: {e(', '.join(g['credited']))}"
+                                             if g["credited"] else "") + ")</span></li>"
+            for k, g in enumerate(groups))
+        parts.append(f"<h2>What went wrong</h2><p>Each mistake once, with the tests it explains.</p><ol>{items}</ol>")
     if rows:
         parts.append("<h2>Tests</h2><table><thead><tr><th>test</th><th class='num'>points</th><th>what was checked"
                      f"</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")

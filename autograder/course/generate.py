@@ -39,7 +39,9 @@ from autograder.course.checks import CHECK_HELPER
 from autograder.course.source import Source, load, nbgrader_solution, stub
 from autograder.course.synth import variant_notebook
 from autograder.gradescope import archive
-from autograder.run.notebook import ANSWER_PLACEHOLDER
+from autograder.run.diagnose.catalogue import _defined_names
+from autograder.run.mistakes import read_mistakes
+from autograder.run.notebook import ANSWER_PLACEHOLDER, code_cell, with_cells
 from autograder.run.paths import REPO
 from autograder.run.testing import points_of
 
@@ -577,12 +579,26 @@ def write_examples(assignment: str, changed: list) -> None:
         _write(REPO / "examples" / "submissions" / assignment / name, text, changed)
 
 
+def with_a_known_mistake(assignment: str, partial: dict) -> dict:
+    """The partial example makes one real catalogued mistake, in a function it implements and
+    another implemented one uses, so the demo shows a diagnosis and an error carried forward."""
+    names = load(assignment).graded_functions()
+    implemented = set(names) - set(names[1::2])  # variant_notebook's partial stubs every other one
+    for m in read_mistakes(assignment):
+        defined = _defined_names(m.code) & set(names)
+        if defined and defined <= implemented:
+            code = "\n".join(ln for ln in m.code.splitlines() if not ln.startswith("#")).strip("\n")
+            return with_cells(partial, [code_cell(code + "\n")])
+    return partial
+
+
 def example_texts(assignment: str) -> dict[str, str]:
     """File name -> text of each example submission, made from the release and the solution
     notebook as they are on disk."""
 
 
     notebooks = {kind: variant_notebook(assignment, kind) for kind in ("correct", "partial", "stub")}
+    notebooks["partial"] = with_a_known_mistake(assignment, notebooks["partial"])
     looping = json.loads(json.dumps(notebooks["correct"]))
     victim = load(assignment).graded_functions()[-1]
     for cell in looping["cells"]:

@@ -32,6 +32,8 @@ def results(report: dict) -> dict:
                       "output": "\n".join(later)})
     for t in report.get("tests", []):
         output = t.get("message", "")
+        if t.get("carried_forward"):
+            output += "\n" + t["carried_forward"]
         if t.get("diagnosis"):
             output += "\n" + t["diagnosis"]
         tests.append({"name": t["name"], "score": t["points"], "max_score": t["max_points"],
@@ -43,6 +45,8 @@ def results(report: dict) -> dict:
     if written:
         summary += (f" Written answers ({sum(m['points'] for m in written):g} points) are graded by hand "
                     "in a separate Gradescope assignment.")
+    if report.get("version"):  # which hidden tests and reference graded it: a regrade shows the new one
+        summary += f" Assignment version {report['version']}."
     return {"score": report.get("score", 0.0), "output": summary, "visibility": "after_published",
             "stdout_visibility": "hidden", "tests": tests}
 

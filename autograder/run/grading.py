@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import course_config
-from autograder.run import diagnose, packages, protocol
+from autograder.run import carry, diagnose, packages, protocol
 from autograder.run.bounded import run_bounded
 from autograder.run.diagnose import enabled
 from autograder.run.diagnose.catalogue import _FAILED, Call
@@ -32,6 +32,7 @@ from autograder.run.notebook import (
     SubmissionError,
     _tagged_cells,
     code_cells,
+    graded_functions,
     load_release,
     load_submission,
     read_answers,
@@ -67,6 +68,7 @@ class TestResult:
     message: str
     detail: str = ""
     diagnosis: str = ""  # failing tests: the mistake the answers match (autograder/run/diagnose.py)
+    carried_forward: str = ""  # failing tests credited: the note naming what the error follows from
 
 
 @dataclass
@@ -81,6 +83,7 @@ class GradeReport:
     manual: list = field(default_factory=list)  # written answers, for grading by hand
     checks: list = field(default_factory=list)  # public checks [description, passed, message], when asked for
     public_notes: list = field(default_factory=list)  # the notes known before any hidden test ran
+    score_without_carry_forward: float = 0.0  # the score had no error been carried forward
     isolation: str = ""
     seconds: float = 0.0
     grader_mb: float = 0.0     # peak memory of the grader's side (the bounded child), for benchmarks
@@ -149,7 +152,8 @@ class SandboxStudent:
         self.cell_errors: list[dict] = []
         self.isolation = ""
         self.call_log: list = []  # (name, args, kwargs, value) of answered calls, for the diagnosis
-        self._returned: set[int] = set()  # ids of the values the student's functions returned
+        # what the student's functions returned in this test, by id (kept alive, so no id is reused)
+        self._returned: dict[int, object] = {}
         self.large_answers = False  # set when an answer was large: the collector then frees it at once
 
     def _start(self) -> Worker:
@@ -249,7 +253,7 @@ class SandboxStudent:
         def call(*args, **kwargs):
             # inputs that carry a value the student returned are never replayed through the
             # reference by the diagnosis: reference code only ever sees inputs the grader made
-            supplied = any(_identities(a) & self._returned for a in (*args, *kwargs.values()))
+            supplied = any(i in self._returned for a in (*args, *kwargs.values()) for i in _identities(a))
             if name in self._dead:  # one hang or crash per function costs a restart, not one per test
                 kind, message = self._dead[name]
                 raise StudentError(kind, f"{message} in an earlier test, so it was not called again")
@@ -296,7 +300,7 @@ class SandboxStudent:
                         answer = value = None  # a traceback keeps this frame: let the answer go now
                         raise StudentError("invalid", f"{name} returned {wrong} (see the docstring for what "
                                                       "it returns)")
-                self._returned |= _identities(value)
+                self._returned.update(_identities(value))
                 if not supplied:
                     self.call_log.append((name, args, kwargs, value))
                 return value
@@ -359,15 +363,15 @@ def _payload_bytes(value) -> int:
     return total
 
 
-def _identities(value) -> set[int]:
-    """ids of the objects inside ``value`` that could carry a student's data into another call:
+def _identities(value) -> dict[int, object]:
+    """The objects inside ``value`` that could carry a student's data into another call, by id:
     containers, arrays and numbers (small ints are shared by every Python object: left out)."""
-    out, stack = set(), [value]
+    out, stack = {}, [value]
     while stack and len(out) < 100_000:
         x = stack.pop()
         if isinstance(x, (bool, str)) or x is None or (type(x) is int and -5 <= x <= 256):
             continue
-        out.add(id(x))
+        out[id(x)] = x
         if isinstance(x, dict):
             stack += list(x.values())
         elif isinstance(x, (list, tuple)):
@@ -410,7 +414,7 @@ def _reason(excinfo) -> tuple[str, str]:
 
 
 class _Collector:
-    def __init__(self, student, assignment: str = "", diagnose: bool = False, stream=None):
+    def __init__(self, student, assignment: str = "", diagnose: bool = False, stream=None, carry=False):
         self.student = student
         self.stream = stream  # sends each result (and the list of tests) as soon as it is known
         self.results: list[TestResult] = []
@@ -422,6 +426,10 @@ class _Collector:
         self._tolerances: list = []
         self._found: list = []  # known mistakes matched so far in this submission
         self._spent = 0.0       # seconds of diagnosis so far in this submission
+        # error carried forward (autograder/run/carry.py): needs the recorded answers too
+        self.carry = carry and isinstance(getattr(student, "__dict__", {}).get("call_log"), list)
+        self._hybrid = None
+        self._carry_spent = 0.0  # seconds of carrying forward so far in this submission
 
     def pytest_configure(self, config):
         config.pdl_student = self.student
@@ -444,7 +452,10 @@ class _Collector:
         log = getattr(self.student, "__dict__", {}).get("call_log")
         if isinstance(log, list):
             log.clear()  # with or without a diagnosis: a log never outlives its test
-        if not self.diagnose:
+        returned = getattr(self.student, "__dict__", {}).get("_returned")
+        if isinstance(returned, dict):
+            returned.clear()  # nor what the student returned in it
+        if not (self.diagnose or self.carry):
             yield
             self._free_large_answers()
             return
@@ -478,6 +489,29 @@ class _Collector:
             self.student.large_answers = False
             gc.collect()
 
+    def _carried(self, excinfo) -> str:
+        """The carry-forward note of a failed test that the student's own other functions
+        explain, or "" (the test then scores 0)."""
+        if not self.carry or excinfo is None or isinstance(excinfo.value, StudentError):
+            return ""
+        log = list(self.student.call_log)  # before the diagnosis clears it, and before our calls add to it
+        left = carry.GRADE_BUDGET_S - self._carry_spent
+        if left <= 0:
+            return ""
+        start = time.monotonic()
+        try:
+            if self._hybrid is None:
+                graded = graded_functions(load_release(self.assignment))
+                self._hybrid = carry.Hybrid(self.assignment, self.student, graded)
+            names = carry.carried_from(self._hybrid, log, self._tolerances,
+                                       budget_s=min(carry.TEST_BUDGET_S, left))
+        except Exception:  # noqa: BLE001 - a credit we cannot establish is not given
+            names = []
+        finally:
+            self._carry_spent += time.monotonic() - start
+            del self.student.call_log[len(log):]
+        return carry.NOTE.format(names=", ".join(names)) if names else ""
+
     def _diagnosis(self, excinfo) -> tuple[str, str]:
         """(diagnosis, note for the TA) of a failed test; only for wrong answers, not for a
         function that could not answer (its message says why)."""
@@ -508,9 +542,10 @@ class _Collector:
                 self.results.append(TestResult(item.name, pts, pts, True, desc))
             else:
                 msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
+                credit = self._carried(call.excinfo) if rep.when == "call" else ""
                 diagnosis, note = self._diagnosis(call.excinfo) if rep.when == "call" else ("", "")
-                self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}",
-                                               detail + note, diagnosis))
+                self.results.append(TestResult(item.name, pts if credit else 0.0, pts, False, f"{desc}: {msg}",
+                                               detail + note, diagnosis, credit))
             if self.stream:
                 self.stream({"test": asdict(self.results[-1])})
 
@@ -525,7 +560,7 @@ def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plu
         raise GraderError(f"no hidden tests for {assignment!r} in {test_dir}; run `pdl generate {assignment}`")
     if diagnose is None:
         diagnose = enabled()
-    collector = _Collector(student, assignment, diagnose, stream)
+    collector = _Collector(student, assignment, diagnose, stream, carry=carry.enabled())
     args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:warnings", f"--rootdir={REPO}", "-o", "python_files=test_*.py"]
     code = pytest.main(args, plugins=[collector, *plugins])
@@ -654,6 +689,7 @@ def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, 
         report.public_notes.insert(0, "WARNING: " + PROCESS_WARNING)
     report.public_notes = report.public_notes[:MAX_ERRORS]
     report.score = sum(t.points for t in report.tests)
+    report.score_without_carry_forward = sum(t.points for t in report.tests if not t.carried_forward)
     report.max_score = sum(t.max_points for t in report.tests)
     report.seconds = round(time.monotonic() - start, 2)
     return report
@@ -701,10 +737,12 @@ def format_report(report: GradeReport) -> str:
     width = max([len(t.name) for t in report.tests] + [4])
     lines = [f"{report.assignment}  {report.submission}", ""]
     for t in report.tests:
-        mark = "PASS" if t.passed else "FAIL"
+        mark = "PASS" if t.passed else "CARRIED" if t.carried_forward else "FAIL"
         lines.append(f"  {mark}  {t.name:<{width}}  {t.points:g}/{t.max_points:g}")
         if not t.passed:
             lines.append(f"        {t.message}")
+            if t.carried_forward:
+                lines.append(f"        {t.carried_forward}")
             if t.diagnosis:
                 lines.append(f"        hint: {t.diagnosis}")
     if report.errors:

@@ -6,6 +6,7 @@ raises anything but ``SubmissionError``.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -372,3 +373,14 @@ def with_cells(nb: dict, cells: list) -> dict:
     nb = json.loads(json.dumps(nb))
     nb["cells"] += cells
     return nb
+
+
+def graded_functions(release: dict) -> set[str]:
+    """Names of the functions the release's graded cells define (what students implement)."""
+    names = set()
+    for _, _, text in _tagged_cells(release, "graded", "code"):
+        try:
+            names |= {n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+        except SyntaxError:
+            continue
+    return names

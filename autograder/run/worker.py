@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import base64
 import io
-import linecache
 import json
+import linecache
 import os
 import resource
 import sys
