@@ -30,7 +30,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from autograder.cohort.layouts import Submission, discover, file_hash, safe_extract
-from autograder.run.grading import assignment_version, grade
+from autograder.run.grading import assignment_version, grade, warm
 from autograder.run.sandbox import SandboxUnavailable, resolve_isolation
 
 
@@ -62,6 +62,7 @@ def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
         raise KeyboardInterrupt
     _GRADING["busy"] = True
     try:
+        warm(assignment, limits.get("isolation"), mistakes=True)  # once per worker process, for every fork
         report = grade(path, assignment, **limits).to_dict()
     except SandboxUnavailable:
         raise  # the host's problem, not this student's: the whole run stops

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import gc
 import hashlib
+import importlib
 import inspect
 import json
 import re
@@ -594,9 +595,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     seconds = 2 * timeout + 40 * call_timeout + diagnose.GRADE_BUDGET_S + 120
     options = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb, isolation=isolation,
                    public_checks=public_checks)
-    if resolve_isolation(isolation, lazy=True) == "namespace":
-        # what the student's process may import, worked out here once: every child inherits it
-        packages.visible_entries(packages.release_modules(assignment))
+    warm(assignment, isolation)
     received, how = run_bounded(lambda send: send({"report": _grade(submission, assignment, stream=send,
                                                                     **options).to_dict()}),
                                 memory_mb=memory_mb, seconds=seconds)
@@ -616,6 +615,20 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
            f"it needed more than the {memory_mb} MB the grader allows one submission" if failure or "KILL" in how
            else f"the grader's process {how}")
     return _stopped_report(submission, assignment, received, why, time.monotonic() - start)
+
+
+def warm(assignment: str, isolation: str | None = None, mistakes: bool = False) -> None:
+    """What every submission of ``assignment`` needs, made once in this process, so that each
+    bounded child (a fork) starts with it: the Python packages the student's process may see, the
+    reference and its imports, and (``mistakes``: worth it for a cohort) the known mistakes."""
+    if resolve_isolation(isolation, lazy=True) == "namespace":
+        packages.visible_entries(packages.release_modules(assignment))
+    try:
+        importlib.import_module(f"solutions.{assignment}")
+        if mistakes:
+            diagnose.catalogue(assignment)
+    except Exception:  # noqa: BLE001 - the child meets (and reports) the same problem
+        pass
 
 
 def _stopped_report(submission, assignment: str, received: list, why: str, seconds: float) -> GradeReport:
