@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import importlib
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -29,10 +31,9 @@ def _assignments(ids, all_flag=False, module=None):
         ids = list(ids) + modules[module]
     if all_flag or not ids:
         return known
-    unknown = [i for i in ids if i not in known]
-    if unknown:
-        sys.exit(f"pdl: unknown assignment(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    return ids
+    from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
+
+    return [known_assignment(i) for i in ids]  # UnknownAssignment (main: exit 2) names the nearest ids
 
 
 def cmd_generate(args) -> int:
@@ -52,13 +53,20 @@ def _warn_process_isolation() -> None:
 
 
 def cmd_grade(args) -> int:
+    from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
     from autograder.run.grading import format_report, grade  # lazy: a subcommand loads only its own layer
 
     cfg = _config()
+    known_assignment(args.assignment)
     target = Path(args.submission)
     paths = sorted(target.glob("**/*.ipynb")) if target.is_dir() else [target]
-    if not paths:
-        sys.exit(f"pdl: no .ipynb files under {target}")
+    refused = (f"{target} does not exist" if not target.exists() else
+               f"no .ipynb files under {target}" if not paths else
+               f"{target} is not a notebook (.ipynb)" if target.suffix.lower() != ".ipynb" and not target.is_dir()
+               else "")
+    if refused:
+        print(f"pdl: {refused}; give a notebook (.ipynb) or a folder of them. Nothing was graded.", file=sys.stderr)
+        return 2
     reports = []
     for path in paths:
         report = grade(path, args.assignment, timeout=args.timeout or cfg.TIMEOUT_S,
@@ -73,6 +81,12 @@ def cmd_grade(args) -> int:
     if args.json:
         data = [r.to_dict() for r in reports]
         Path(args.json).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2) + "\n")
+    unread = [r for r in reports if any(e.startswith(("invalid notebook:", "the grader stopped on this submission"))
+                                        for e in r.errors)]
+    if unread:  # graded 0 with the reason, but not everything was graded: exit code 1
+        print(f"pdl: {len(unread)} of {len(reports)} notebook(s) could not be graded in full (0 points or "
+              f"unfinished tests, reason above): {', '.join(r.submission for r in unread)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -92,7 +106,12 @@ def _roster_and_policy(args):
 
 
 def cmd_grade_cohort(args) -> int:
-    from autograder.cohort.grade import grade_cohort  # lazy: a subcommand loads only its own layer
+    with contextlib.ExitStack() as files:  # a zip's extraction stays until the outputs are written (similarity)
+        return _grade_cohort(args, files)
+
+
+def _grade_cohort(args, files: contextlib.ExitStack) -> int:
+    from autograder.cohort.grade import CohortInputError, grade_cohort  # lazy: a subcommand loads only its own layer
     from autograder.cohort.handscores import remember_gradebook  # lazy: a subcommand loads only its own layer
     from autograder.cohort.outputs import (  # lazy: a subcommand loads only its own layer
         hand_scores,
@@ -100,17 +119,23 @@ def cmd_grade_cohort(args) -> int:
         resolve_db_url,
         write_outputs,
     )
+    from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
 
     cfg = _config()
+    known_assignment(args.assignment)
     out = Path(args.out or f"results/{args.assignment}")
     students = _roster_and_policy(args)
     if students is None:
         return 2
-    summary = grade_cohort(Path(args.submissions), args.assignment, out, workers=args.workers,
-                           timeout=args.timeout or cfg.TIMEOUT_S,
-                           call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
-                           memory_mb=args.memory or cfg.MEMORY_MB, scheduler=args.scheduler,
-                           progress=not args.quiet, isolation=args.isolation)
+    try:
+        summary = grade_cohort(Path(args.submissions), args.assignment, out, workers=args.workers,
+                               timeout=args.timeout or cfg.TIMEOUT_S,
+                               call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
+                               memory_mb=args.memory or cfg.MEMORY_MB, scheduler=args.scheduler,
+                               progress=not args.quiet, isolation=args.isolation, keep_files=files)
+    except CohortInputError as exc:
+        print(f"pdl: {exc}. Nothing was graded.", file=sys.stderr)
+        return 2
     if args.isolation == "process":
         _warn_process_isolation()
     results = summary["results"]
@@ -186,8 +211,11 @@ def cmd_grade_cohort(args) -> int:
 
 def cmd_check(args) -> int:
     from autograder.course.checks import run_public_checks  # lazy: a subcommand loads only its own layer
+    from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
     from autograder.run.grading import SubmissionError  # lazy: a subcommand loads only its own layer
 
+    if args.assignment:
+        known_assignment(args.assignment)
     try:
         results, errors = run_public_checks(args.notebook, args.assignment)
     except SubmissionError as exc:
@@ -241,6 +269,10 @@ def cmd_new_year(args) -> int:
     if unexecuted:
         entry += (f"- Solution notebooks written without outputs (not yet executed for {args.year}): "
                   f"{', '.join(unexecuted)}\n")
+    from autograder.run.grading import assignment_version  # lazy: a subcommand loads only its own layer
+
+    entry += ("\n| assignment | version | what |\n|---|---|---|\n"  # every version listed (tests/test_changelog.py)
+              + "".join(f"| `{aid}` | `{assignment_version(aid)}` | year {args.year} |\n" for aid in ids))
     log.write_text(log.read_text() + entry if log.exists() else "# Changelog\n" + entry)
     print(f"course year {old_year} -> {args.year}; release notebooks, references, hidden tests and example "
           f"submissions are on {args.year}'s parameters.")
@@ -249,6 +281,21 @@ def cmd_new_year(args) -> int:
               f"execute them before release:\n  pdl generate {' '.join(unexecuted)}")
     print("Then run `pdl validate --all` and commit.")
     return 0
+
+
+def _above_zero(kind):
+    """An argparse type: a finite number above 0 (``kind``: int or float); anything else is refused
+    with a clear message (argparse: usage, exit code 2)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole number' if kind is int else 'number'}") \
+                from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be {'at least 1' if kind is int else 'above 0'}, not {text}")
+        return value
+    return parse
 
 
 def main(argv=None) -> int:
@@ -269,9 +316,9 @@ def main(argv=None) -> int:
     p.add_argument("submission")
     p.add_argument("--assignment", required=True)
     p.add_argument("--json", help="write the report(s) as JSON to this file")
-    p.add_argument("--timeout", type=float, help="seconds allowed for running the notebook")
-    p.add_argument("--call-timeout", type=float, help="seconds allowed for one function call")
-    p.add_argument("--memory", type=int, help="memory limit of the student's process, MB")
+    p.add_argument("--timeout", type=_above_zero(float), help="seconds allowed for running the notebook")
+    p.add_argument("--call-timeout", type=_above_zero(float), help="seconds allowed for one function call")
+    p.add_argument("--memory", type=_above_zero(int), help="memory limit of the student's process, MB")
     p.add_argument("--isolation", choices=["namespace", "account", "process"], default=None,
                    help="namespace (default): the allow-list sandbox; account: a uid of its own per submission "
                         "(a root grader where namespaces are refused); process: no file isolation (unsafe)")
@@ -280,10 +327,10 @@ def main(argv=None) -> int:
     p = sub.add_parser("grade-cohort", help="grade a folder or zip of submissions in parallel, resumably")
     p.add_argument("submissions", help="folder or zip (student folders, <student>.ipynb, nbgrader, Gradescope export)")
     p.add_argument("--assignment", required=True)
-    p.add_argument("--workers", type=int, help="parallel submissions (default: all cores)")
-    p.add_argument("--timeout", type=float)
-    p.add_argument("--call-timeout", type=float)
-    p.add_argument("--memory", type=int)
+    p.add_argument("--workers", type=_above_zero(int), help="parallel submissions (default: all cores)")
+    p.add_argument("--timeout", type=_above_zero(float), help="seconds allowed for running one notebook")
+    p.add_argument("--call-timeout", type=_above_zero(float), help="seconds allowed for one function call")
+    p.add_argument("--memory", type=_above_zero(int), help="memory limit of the student's process, MB")
     p.add_argument("--scheduler", help="dask.distributed scheduler address (tcp://host:8786)")
     p.add_argument("--out", help="output folder (default results/<assignment>)")
     p.add_argument("--csv", help="CSV file (default <out>/grades.csv)")
@@ -320,12 +367,16 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_new_year)
 
     args = parser.parse_args(argv)
+    from autograder.course.source import UnknownAssignment  # lazy: a subcommand loads only its own layer
     from autograder.run.sandbox import SandboxUnavailable  # lazy: a subcommand loads only its own layer
 
     try:
         return args.func(args)
     except SandboxUnavailable as exc:
         print(f"pdl: {exc}", file=sys.stderr)
+        return 2
+    except UnknownAssignment as exc:  # before anything was graded, generated or written
+        print(f"pdl: {exc}. Nothing was done.", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("pdl: interrupted; no report was written for the unfinished grading.", file=sys.stderr)

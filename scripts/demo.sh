@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: set up, generate the course, grade example submissions.
+# Each step says what it does, with the seconds since the demo started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+demo_step() { echo; echo "demo [${SECONDS} s]: $*"; }
+demo_step "setting up .venv (scripts/setup.sh; the first time installs about 2 GB of packages)"
 source scripts/setup.sh
+demo_step "generating the course: release notebooks, references, hidden tests, otter zips, nbgrader sources"
 pdl generate --all --no-execute   # solution notebooks are committed executed; drop --no-execute to re-run them
 mkdir -p results
-echo
-echo "Grading the bundled example submissions of ex2_3_ising_perceptron"
+demo_step "grading the bundled example submissions of ex2_3_ising_perceptron"
 echo "(correct, partly wrong, untouched stub, invalid JSON, an infinite loop):"
+# exit code 1: the invalid JSON could not be read (graded 0 with its reason), as intended here
 pdl grade examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
-  --call-timeout 10 --json results/demo.json
+  --call-timeout 10 --json results/demo.json || [ $? -eq 1 ]
 echo
 echo "Per-test details and feedback: results/demo.json"
-echo
-echo "The same five as a cohort (what a TA runs on a whole class; its own gradebook, not the course's):"
+demo_step "grading the same five as a cohort (what a TA runs on a whole class; its own gradebook, not the course's)"
 pdl grade-cohort examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
   --call-timeout 10 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db --screenshots
 echo "Cohort outputs: results/demo-cohort/{grades.csv,report.html,written.html,written_scores.csv,feedback/,screenshots/}"
 echo "Grading the written answers by hand: type score and comment in results/demo-cohort/written_scores.csv"
 echo "(or in nbgrader's formgrader on that gradebook), then rerun the same grade-cohort command: nothing is"
 echo "regraded, and the scores reach grades.csv, the gradebook (nbgrader export) and the feedback pages."
+demo_step "done"

@@ -76,7 +76,7 @@ def test_a_notebook_over_the_size_cap_is_refused_with_a_note_and_the_batch_goes_
     write_with_blob(tmp_path / "big.ipynb", json.loads(CORRECT.read_text()), add_figure, 3)
     (tmp_path / "small.ipynb").write_bytes(CORRECT.read_bytes())
     out = tmp_path / "all.json"
-    assert pdl(["grade", str(tmp_path), "--assignment", EXEMPLAR, "--call-timeout", "10", "--json", str(out)]) == 0
+    assert pdl(["grade", str(tmp_path), "--assignment", EXEMPLAR, "--call-timeout", "10", "--json", str(out)]) == 1
     by = {r["submission"].rsplit("/", 1)[-1]: r for r in json.loads(out.read_text())}
     assert by["big.ipynb"]["score"] == 0 and by["big.ipynb"]["max_score"] > 0
     assert by["big.ipynb"]["errors"] == [

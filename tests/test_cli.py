@@ -21,7 +21,7 @@ def test_check_passes_on_the_solution_and_fails_kindly_on_the_stub(capsys):
 def test_demo_examples_grade_as_labelled(tmp_path, capsys):
     out = tmp_path / "demo.json"
     assert pdl(["grade", str(EXAMPLES), "--assignment", EXEMPLAR, "--call-timeout", "10",
-                "--json", str(out)]) == 0
+                "--json", str(out)]) == 1  # the invalid JSON is graded 0, and not everything was graded
     by = {r["submission"].rsplit("/", 1)[-1]: r for r in json.loads(out.read_text())}
     full = by["correct.ipynb"]["max_score"]
     assert by["correct.ipynb"]["score"] == full > 0
@@ -29,8 +29,10 @@ def test_demo_examples_grade_as_labelled(tmp_path, capsys):
     assert by["stub.ipynb"]["score"] == 0
     assert by["invalid_json.ipynb"]["score"] == 0 and by["invalid_json.ipynb"]["errors"]
     assert 0 < by["infinite_loop.ipynb"]["score"] < full
-    printed = capsys.readouterr().out
-    assert printed.count(f"/ {full:g}") == 5
+    printed = capsys.readouterr()
+    assert printed.out.count(f"/ {full:g}") == 5
+    assert f"1 of 5 notebook(s) could not be graded in full (0 points or unfinished tests, reason above): " \
+           f"{EXAMPLES / 'invalid_json.ipynb'}" in printed.err
 
 
 def test_grade_cohort_keeps_its_outputs_when_the_gradebook_fails(tmp_path, capsys, monkeypatch):

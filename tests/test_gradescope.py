@@ -193,6 +193,15 @@ def test_results_show_checks_now_and_hidden_tests_after_publication():
     assert data["score"] == 3.0 and "All test cases passed" not in json.dumps(data)
 
 
+def test_results_name_the_assignment_version():
+    """After a regrade (a new zip, "Regrade all submissions") each result says which version graded it."""
+    report = {"score": 1.0, "max_score": 2.0, "version": "2026.0123456789", "checks": [], "tests": []}
+    data = results.results(report)
+    results.check_results_json(data)
+    assert "Assignment version 2026.0123456789." in data["output"] and data["visibility"] == "after_published"
+    assert "Assignment version" not in results.results({**report, "version": ""})["output"]
+
+
 def test_zip_installs_only_what_grading_uses():
     import zipfile
 

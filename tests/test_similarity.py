@@ -211,3 +211,47 @@ def test_the_side_by_side_page_in_a_browser(cohort):
     assert SAME_ANSWER in written and SAME_ANSWER.upper() in written
     assert "pia" in text and HINT_RARE in text
     assert seen["styled"]
+
+
+def test_a_zip_cohorts_code_is_compared(tmp_path, monkeypatch, capsys):
+    """`pdl grade-cohort` on a zip keeps the extraction until the outputs are written, so the code of
+    a zip's submissions is compared as a folder's is (grading replaced by records built here); the
+    extraction is gone afterwards."""
+    import io
+    import tempfile
+    import zipfile
+
+    from autograder import cli
+    from autograder.cohort import grade
+
+    correct = json.loads((EXAMPLES / "correct.ipynb").read_text())
+    stub = json.loads((EXAMPLES / "stub.ipynb").read_text())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for student, nb in {"ada": correct, "bob": _renamed(correct), "cleo": _alternative(stub)}.items():
+            zf.writestr(f"{student}/{EXEMPLAR}.ipynb", json.dumps(nb))
+    archive = tmp_path / "submissions.zip"
+    archive.write_bytes(buf.getvalue())
+    scratch = tmp_path / "scratch"  # where the zip is extracted
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(grade, "resolve_isolation", lambda isolation: "namespace")
+
+    def graded(todo, assignment, limits, workers, scheduler, progress):
+        for sub, digest in todo:
+            assert sub.path.is_file() and str(sub.path).startswith(str(scratch))
+            yield {"assignment": assignment, "submission": str(sub.path), "score": 4.0, "max_score": 4.0,
+                   "tests": _tests(), "errors": [], "manual": [], "seconds": 1.0, "sha256": digest,
+                   "isolation": "namespace"}
+
+    monkeypatch.setattr(grade, "_run", graded)
+    out = tmp_path / "out"
+    assert cli.main(["grade-cohort", str(archive), "--assignment", EXEMPLAR, "--out", str(out),
+                     "--no-gradebook", "--quiet"]) == 0
+    with open(out / "similarity.csv", newline="") as f:
+        code = [r for r in csv.DictReader(f) if r["kind"] == "code"]
+    assert code, "no code compared: the zip's extraction was gone before the outputs were written"
+    assert {code[0]["student_a"], code[0]["student_b"]} == {"ada", "bob"} and code[0]["flagged"] == "yes"
+    assert "code not read" not in (out / "similarity.html").read_text()
+    assert list(scratch.iterdir()) == []  # the extraction is removed once the outputs are written
+    assert "3 submissions: 3 graded now" in capsys.readouterr().out

@@ -104,6 +104,7 @@ def test_new_year_command_regenerates_a_valid_course(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"YEAR = {NEXT}" in (clone / "course_config.py").read_text()
     assert f"## {NEXT}" in (clone / "CHANGELOG.md").read_text()
+    assert f"| `{EXEMPLAR}` | `{NEXT}." in (clone / "CHANGELOG.md").read_text()  # the new versions listed
     old = (REPO / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text()
     new = (clone / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text()
     assert new != old and f"course year {NEXT}" in new

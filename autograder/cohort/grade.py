@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -24,12 +25,14 @@ import tempfile
 import threading
 import time
 import zipfile
+import zlib
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from tqdm import tqdm
 
 from autograder.cohort.layouts import Submission, discover, file_hash, safe_extract
+from autograder.course.source import known_assignment
 from autograder.run.grading import assignment_version, grade, warm
 from autograder.run.sandbox import SandboxUnavailable, resolve_isolation
 
@@ -87,36 +90,74 @@ def _write_atomic(path: Path, text: str) -> None:
 def with_identity(rec: dict, sub: Submission) -> dict:
     """The record with who submitted and when (from the metadata found this run, not the record):
     the name as written, and what the LMS says (its id of the student, its late flag)."""
-    return {**rec, "student": sub.student, "name": sub.name, "email": sub.email,
+    return {**rec, "submission": str(sub.path),  # where the file is this run (a zip's extraction moves)
+            "student": sub.student, "name": sub.name, "email": sub.email,
             "submitted_at": sub.submitted_at, "found_as": sub.raw, "identity": sub.key,
             "lms": sub.lms, "lms_id": sub.lms_id, "lms_late": sub.late}
+
+
+class CohortInputError(ValueError):
+    """What ``grade_cohort`` was given cannot be graded (an unknown assignment, a missing or corrupt
+    source); raised before anything is graded or written."""
+
+
+def _unpack(source: Path) -> tuple[Path | None, list[str]]:
+    """A zip's members in a new temporary folder: (that folder, what was refused); (None, []) for a
+    folder. ``CohortInputError`` (nothing left behind) for anything else."""
+    if source.is_dir():
+        return None, []
+    if not source.exists():
+        raise CohortInputError(f"{source} does not exist; give the folder or the zip file of the submissions")
+    if not source.is_file():
+        raise CohortInputError(f"{source} is neither a folder nor a zip file")
+    if not zipfile.is_zipfile(source):
+        with open(source, "rb") as f:
+            zip_like = source.suffix.lower() == ".zip" or f.read(2) == b"PK"
+        if zip_like:
+            raise CohortInputError(f"{source} is a corrupt zip file (no zip directory at its end: a download "
+                                   "cut short?); re-download it")
+        raise CohortInputError(f"{source} is neither a folder nor a zip file")
+    tmp = Path(tempfile.mkdtemp(prefix="pdl-cohort-"))
+    try:
+        return tmp, safe_extract(source, tmp)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise CohortInputError(f"{source} is a corrupt zip file ({exc}); re-download it") from None
+    except RuntimeError as exc:  # zipfile's word for an encrypted member
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise CohortInputError(f"{source} could not be unpacked ({exc}); zip the submissions without a password") \
+            from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | None = None,
                  timeout: float = 300, call_timeout: float = 60, memory_mb: int = 4096,
                  scheduler: str | None = None, progress: bool = True,
-                 isolation: str | None = None) -> dict:
+                 isolation: str | None = None, keep_files: contextlib.ExitStack | None = None) -> dict:
     """Grade everything under ``source`` (folder or zip); returns a summary dict.
-    Refuses (``SandboxUnavailable``) before grading anything if the sandbox cannot be built;
-    on Ctrl-C keeps every finished record, says how to resume and raises KeyboardInterrupt."""
+    Refuses before grading or writing anything: ``CohortInputError`` for an unknown assignment (the
+    nearest ids named) or a source that is missing, corrupt or neither a folder nor a zip;
+    ``SandboxUnavailable`` if the sandbox cannot be built. On Ctrl-C keeps every finished record,
+    says how to resume and raises KeyboardInterrupt. A zip is extracted to a temporary folder, removed
+    when grading ends, or with ``keep_files`` when that stack closes (so that the results'
+    ``submission`` paths can still be read, e.g. by the similarity of code, while outputs are written)."""
 
-    isolation = resolve_isolation(isolation)
-
-    out.mkdir(parents=True, exist_ok=True)
-    records = out / "records"
-    records.mkdir(exist_ok=True)
-    version = assignment_version(assignment)
-    tmp = None
-    unmatched: list[str] = []
-    if source.is_file() and zipfile.is_zipfile(source):
-        tmp = Path(tempfile.mkdtemp(prefix="pdl-cohort-"))
-        unmatched += safe_extract(source, tmp)
-        root = tmp
-    elif source.is_dir():
-        root = source
-    else:
-        raise FileNotFoundError(f"{source} is neither a folder nor a zip file")
     try:
+        known_assignment(assignment)
+    except ValueError as exc:
+        raise CohortInputError(str(exc)) from None
+    tmp, unmatched = _unpack(source)
+    root = tmp or source
+    if tmp is not None and keep_files is not None:
+        keep_files.callback(shutil.rmtree, tmp, ignore_errors=True)
+    try:
+        isolation = resolve_isolation(isolation)
+        out.mkdir(parents=True, exist_ok=True)
+        records = out / "records"
+        records.mkdir(exist_ok=True)
+        version = assignment_version(assignment)
         subs, more = discover(root, assignment, out, zipped=tmp is not None)
         unmatched += more
         todo, done = [], {}
@@ -160,7 +201,7 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
         _write_atomic(out / "unmatched.txt", "\n".join(unmatched) + ("\n" if unmatched else ""))
         return summary
     finally:
-        if tmp is not None:
+        if tmp is not None and keep_files is None:
             shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -8,6 +8,7 @@ into nbgrader's solution-region form. Nothing here writes files.
 from __future__ import annotations
 
 import ast
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +74,23 @@ class Source:
 
 def all_assignments() -> list[str]:
     return sorted(p.parent.name for p in (REPO / "source").glob("*/*.py") if p.stem == p.parent.name)
+
+
+class UnknownAssignment(ValueError):
+    """An assignment id that is not the course's (``known_assignment``)."""
+
+
+def known_assignment(assignment: str) -> str:
+    """``assignment`` if the course has it; else ``UnknownAssignment`` naming the nearest known ids
+    (a typo such as ``ex2_3_ising_perceptorn``, or a prefix such as ``ex2_3``)."""
+    known = all_assignments()
+    if assignment in known:
+        return assignment
+    near = [k for k in known if assignment and k.startswith(assignment)][:3]
+    near += [k for k in difflib.get_close_matches(assignment, known, n=3, cutoff=0.6) if k not in near]
+    raise UnknownAssignment(f"unknown assignment {assignment!r}"
+                            + (f"; did you mean {' or '.join(near)}?" if near else "")
+                            + f" Known assignments: {', '.join(known)}")
 
 
 def load(assignment: str) -> Source:

@@ -1,0 +1,49 @@
+"""scripts/setup.sh (run by demo.sh and test.sh) says what it does at each step (issue 23, item 9):
+its first run, minutes of installing, is never silent. Run here on a copy whose .venv holds a
+stand-in python that records how it was called (nothing is installed)."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from autograder.run.paths import REPO
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+echo "$*" >> "$(dirname "$0")/calls.log"
+"""
+
+
+def _setup(root):
+    return subprocess.run(["bash", "-c", "source scripts/setup.sh && echo \"PATH=$PATH\""], cwd=root, check=False,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_setup_says_each_step_and_shows_pips_progress_the_first_time(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
+    bin_ = tmp_path / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "python").write_text(FAKE_PYTHON)
+    (bin_ / "python").chmod(0o755)
+
+    first = _setup(tmp_path)
+    assert first.returncode == 0, first.stderr
+    steps = [line for line in first.stdout.splitlines() if line.startswith("setup [")]
+    assert [s.split("]: ", 1)[1].split(" (")[0] for s in steps] == [
+        "upgrading pip", "installing the course and its dependencies into .venv",
+        "checking that the course tools import", "done"]
+    assert all(s.split(" s]: ")[0].removeprefix("setup [").isdigit() for s in steps)
+    calls = (bin_ / "calls.log").read_text().splitlines()
+    assert "-m pip install -e ." in calls  # not --quiet: pip's progress shows
+    assert f"PATH={bin_}:" in first.stdout
+
+    (bin_ / "pdl").write_text("")  # installed: later runs check quietly
+    (bin_ / "pdl").chmod(0o755)
+    (bin_ / "calls.log").unlink()
+    again = _setup(tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert [line.split("]: ", 1)[1] for line in again.stdout.splitlines() if line.startswith("setup [")] == [
+        "checking the installation in .venv", "checking that the course tools import", "done"]
+    assert "-m pip install --quiet -e ." in (bin_ / "calls.log").read_text().splitlines()
