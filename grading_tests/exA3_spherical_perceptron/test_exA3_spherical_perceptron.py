@@ -32,12 +32,22 @@ def test_spherical_annealed_action(student):
 
 @points(1)
 def test_spherical_annealed_action_endpoints(student):
-    "spherical_annealed_action at R = -1, 0, 1"
+    "spherical_annealed_action at R = -1, 0, 1, at a positive load and at zero load"
     rng = rng_for("spherical_annealed_action_endpoints")
     a = float(rng.uniform(0.1, 3.0))
     R = np.array([-1.0, 0.0, 1.0])
-    assert_close(student.spherical_annealed_action(R, a), ref.spherical_annealed_action(R, a),
-                 rtol=1e-9, atol=1e-12, name=f"spherical_annealed_action([-1, 0, 1], alpha={a:.3f})")
+    for load in [a, 0.0]:
+        actual = student.spherical_annealed_action(R, load)
+        assert np.all(np.isposinf(np.asarray(actual, dtype=float)[[0, 2]])), \
+            f"S_ann(+-1, alpha={load:.3f}) should be +inf (a float inf, not nan): see the docstring"
+        assert_close(actual, ref.spherical_annealed_action(R, load),
+                     rtol=1e-9, atol=1e-12, name=f"spherical_annealed_action([-1, 0, 1], alpha={load:.3f})")
+    for r in [-1.0, 1.0]:   # scalar calls at zero load
+        value = student.spherical_annealed_action(r, 0.0)
+        assert np.isposinf(float(value)), f"spherical_annealed_action({r:+.0f}, 0.0) should be +inf, not nan"
+    interior = rng.uniform(-0.99, 0.99, 5)   # zero load: the slice entropy alone
+    assert_close(student.spherical_annealed_action(interior, 0.0), ref.spherical_annealed_action(interior, 0.0),
+                 rtol=1e-9, atol=1e-12, name="spherical_annealed_action(R, alpha=0)")
 
 
 @points(1)
@@ -66,6 +76,16 @@ def test_annealed_learning_curve(student):
     loads = np.concatenate([ref.PARAMS["loads"], np.exp(rng.uniform(np.log(0.01), np.log(1e4), 4)), [0.0]])
     assert_close(student.annealed_learning_curve(loads), ref.annealed_learning_curve(loads),
                  rtol=1e-8, atol=1e-12, name="annealed_learning_curve(alpha)")
+
+
+@points(1)
+def test_annealed_learning_curve_large_loads(student):
+    "annealed_learning_curve at large loads, up to 1e6, to the relative accuracy its docstring promises"
+    rng = rng_for("annealed_learning_curve_large_loads")
+    loads = np.concatenate([np.exp(rng.uniform(np.log(1e4), np.log(1e6), 4)), [3e5, 1e6]])
+    # eps ~ 1/alpha is small here: a relative tolerance only (an absolute one would hide the digits)
+    assert_close(student.annealed_learning_curve(loads), ref.annealed_learning_curve(loads),
+                 rtol=1e-8, atol=0.0, name="annealed_learning_curve(alpha), alpha in [1e4, 1e6]")
 
 
 @points(2)

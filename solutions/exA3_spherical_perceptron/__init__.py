@@ -55,12 +55,14 @@ def spherical_annealed_action(R, alpha):
             (e.g. R[:, None] and alpha[None, :] give a table).
     Returns:
         float or np.ndarray of the broadcast shape. S_ann(0) = alpha log 2, and
-        S_ann(+-1) = +inf (a float inf, not nan).
+        S_ann(+-1) = +inf at every load alpha >= 0, alpha = 0 included (a float inf, not nan:
+        at alpha = 0 the data term alpha log(1 - eps) is 0, also at R = -1 where eps = 1).
     """
     R = np.asarray(R, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
     with np.errstate(divide="ignore"):
-        return -0.5 * np.log1p(-R * R) - alpha * np.log1p(-generalization_error(R))
+        # xlog1py(alpha, y) = alpha log1p(y), and 0 at alpha = 0 even where log1p(y) = -inf (R = -1)
+        return -0.5 * np.log1p(-R * R) - special.xlog1py(alpha, -generalization_error(R))
 
 
 def stationary_load(R):
@@ -85,7 +87,9 @@ def spherical_minimizer(alpha):
     Returns:
         (R_star, S_star): tuple of two floats, the unique minimizer 0 <= R_star < 1 of
         S_ann(., alpha) on [-1, 1] and the value S_ann(R_star, alpha); (0.0, 0.0) at alpha = 0.
-        Relative accuracy ~1e-9 (also for 1 - R_star when R_star is close to 1).
+        Relative accuracy ~1e-9 for R_star and S_star; 1 - R_star is as accurate as the float
+        R_star can hold it (absolute ~1e-16, so ~1e-9 relative up to alpha ~ 1e4, where
+        1 - R_star ~ (pi/alpha)^2/2 ~ 5e-8).
     """
     alpha = float(alpha)
     if alpha <= 0.0:
@@ -104,8 +108,12 @@ def annealed_learning_curve(alpha):
     Args:
         alpha: float or np.ndarray of loads >= 0 (up to ~1e6).
     Returns:
-        float or np.ndarray of the same shape: arccos(R*)/pi with R* = spherical_minimizer(alpha)[0];
-        1/2 at alpha = 0, decreasing, ~1/alpha at large alpha. Relative accuracy ~1e-9.
+        float or np.ndarray of the same shape: eps = phi*/pi (= arccos(R*)/pi), where phi* in
+        (0, pi/2] solves (A.9) written in the angle, (pi - phi) cot(phi) = alpha; 1/2 at alpha = 0,
+        decreasing, ~1/alpha at large alpha. Relative accuracy ~1e-9 for every 0 <= alpha <= 1e6.
+        Solve for phi* (or eps) itself: arccos of the float R* = spherical_minimizer(alpha)[0]
+        misses that accuracy beyond alpha ~ 1e4, since 1 - R* ~ (pi/alpha)^2/2 sinks toward the
+        rounding error of R* (~1e-16): at alpha = 1e6 only ~5 digits of eps survive.
     """
     alpha = np.asarray(alpha, dtype=float)
     out = np.empty(alpha.shape)
