@@ -14,6 +14,7 @@ import json
 import numpy as np
 import pytest
 
+from autograder.course import diagnosis_quality
 from autograder.run import diagnose
 from autograder.course.inprocess import RecordingStudent, grade_code, reference_values
 from autograder.run.diagnose.catalogue import Call, Variant
@@ -120,25 +121,34 @@ class _Cat:
     def __init__(self):
         ns = {"np": np}
         exec("def f(x, scale=1.0):\n    return scale * np.sin(x) + 0.25\n\n"
-             "def g(n):\n    return np.outer(np.arange(1.0, n + 1), np.arange(2.0, n + 4))\n", ns)
+             "def g(n):\n    return np.outer(np.arange(1.0, n + 1), np.arange(2.0, n + 4))\n\n"
+             "def h(n, x):\n    return np.cos(x) * n + 1.0 / (1.0 + n * x ** 2)\n\n"
+             "def k(x):\n    return {'mean': float(np.mean(x)), 'var': float(np.var(x))}\n", ns)
         self.reference = Variant("reference", "", ns, set())
 
 
-def _generic(name, answer, inputs):
+def _generic(name, answer, inputs, rtol=1e-9, atol=1e-12):
     """The generic diagnosis of a student whose ``name`` answers ``answer(*args)`` on ``inputs``."""
     cat = _Cat()
     calls = [Call(name, args, kwargs, answer(*args, **kwargs)) for args, kwargs in inputs]
-    text = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), 1e-9, 1e-12)
+    text = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), rtol, atol)
     shown = [v for c in calls for v in numbers_of(cat.reference.call(c))]
     assert not leaked_numbers(text, shown), text
+    for sentence in diagnosis_quality.sentences(text):  # what it says holds on these inputs
+        assert diagnosis_quality.claim_holds(sentence, calls, cat.reference), sentence
     return text
 
 
-X = [((np.linspace(0.1, 3.0, 7),), {}), ((np.linspace(-2.0, -0.5, 5),), {"scale": 1.0})]
+X = [((np.linspace(0.1, 3.0, 7),), {}), ((np.linspace(-2.0, -0.5, 5),), {"scale": 2.0}),
+     ((np.array([0.5, 1.2]),), {"scale": -0.5})]
 
 
 def ref_f(x, scale=1.0):
     return scale * np.sin(x) + 0.25
+
+
+def ref_h(n, x):
+    return np.cos(x) * n + 1.0 / (1.0 + n * x ** 2)
 
 
 @pytest.mark.parametrize("answer,expected", [
@@ -155,24 +165,163 @@ def test_generic_diagnoses(answer, expected):
     assert expected in _generic("f", answer, X)
 
 
+SIZES = [((n, np.linspace(0.1, 2.0, 4)), {}) for n in (3, 5, 8)]
+ONE_SIZE = [((5, np.linspace(0.1, 2.0, 4)), {}), ((5, np.linspace(-1.0, 0.7, 3)), {}), ((5, np.array([2.5])), {})]
+
+
+def test_a_factor_is_claimed_only_at_every_size():
+    """A factor seen at one size only may depend on the size: no claim (it used to be "√π")."""
+    assert "same factor √π" in _generic("h", lambda n, x: np.sqrt(np.pi) * ref_h(n, x), SIZES)
+    one_size = _generic("h", lambda n, x: np.sqrt(np.pi * n / 5) * ref_h(n, x), ONE_SIZE)
+    assert "factor" not in one_size
+    assert "factor" not in _generic("h", lambda n, x: np.sqrt(np.pi * n / 5) * ref_h(n, x), SIZES)
+
+
+def test_a_factor_or_shift_must_hold_tightly():
+    """A loose tolerance no longer stretches a factor or a shift: 3.2 is not π, and a
+    quadrature error that is nearly constant is not "the same additive constant"."""
+    assert "π" not in _generic("f", lambda x, scale=1.0: 3.2 * ref_f(x, scale), X, rtol=1e-2)
+    assert "same constant factor" in _generic("f", lambda x, scale=1.0: 3.2 * ref_f(x, scale), X, rtol=1e-2)
+    step = _generic("f", lambda x, scale=1.0: ref_f(x, scale) + 0.05 + 1e-4 * x, X, rtol=1e-3, atol=1e-3)
+    assert "additive constant" not in step
+    assert "factor" not in _generic("f", lambda x, scale=1.0: 2 * ref_f(x, scale) * (1 + 1e-4 * x), X, rtol=1e-3)
+    assert "additive constant" in _generic("f", lambda x, scale=1.0: ref_f(x, scale) + 0.05, X, rtol=1e-3)
+    few = [((np.array([0.3]),), {}), ((np.array([0.9]),), {})]  # two inputs: too few for a claim
+    assert _generic("f", lambda x: 2 * ref_f(x), few) == ""
+
+
 def test_generic_ignored_argument_and_small_inputs():
     inputs = [((np.linspace(0.1, 2.0, 5),), {"scale": 3.0}), ((np.array([0.3, 0.7]), 2.5), {})]
     assert "argument `scale`" in _generic("f", lambda x, scale=1.0: ref_f(x), inputs)
     mixed = [((np.linspace(0.1, 2.0, 5),), {}), ((np.array([0.3, 0.7]),), {"scale": 2.5}),
-             ((np.array([0.2, 0.9]),), {"scale": 1.0})]
+             ((np.array([0.2, 0.9]),), {"scale": 1.0}), ((np.array([0.4]),), {"scale": -1.5})]
     text = _generic("f", lambda x, scale=1.0: ref_f(x, scale) + (scale != 1.0) * x ** 2, mixed)
     assert "correct only when `scale` has its default value" in text
+    assert "default value" not in _generic(  # one value other than the default: not enough
+        "f", lambda x, scale=1.0: ref_f(x, scale) + (scale != 1.0) * x ** 2, mixed[:3])
     grid = [((np.linspace(0.1, 9.0, 12),), {})]
     text = _generic("f", lambda x: np.where(np.abs(x) < 4, ref_f(x), ref_f(x) * (1 + 1e-3 * x)), grid)
-    assert "correct for small inputs but wrong for large ones" in text
-    ok = [((np.array([0.1 * k]),), {}) for k in range(1, 4)]
-    nan = [((np.array([50.0 + k]),), {}) for k in range(2)]
-    assert "for large inputs" in _generic("f", lambda x: ref_f(x) if x[0] < 10 else np.full(1, np.inf), ok + nan)
+    assert "right when `x` is small and wrong for every larger one" in text
+    ok = [((np.array([0.1 * k]),), {}) for k in range(1, 7)]
+    nan = [((np.array([50.0 + k]),), {}) for k in range(6)]
+    assert "nan or inf for large `x`" in _generic("f", lambda x: ref_f(x) if x[0] < 10 else np.full(1, np.inf), ok + nan)
+
+
+def test_small_inputs_only_needs_a_clean_threshold_with_enough_on_both_sides():
+    """Right on two small inputs and wrong on two large ones (a counting mistake that spares the
+    base cases) is no threshold; nor is a split that is not clean. No "overflow" guess."""
+    calls = [((n, np.array([0.5])), {}) for n in (1, 2, 6, 9)]
+    counting = _generic("h", lambda n, x: ref_h(n, x) + (n > 2) * 0.1 * n ** 1.5, calls)
+    assert counting == ""
+    grid = [((np.linspace(0.1, 9.0, 12),), {})]
+    unclean = _generic("f", lambda x: np.where((np.abs(x) < 4) | (np.abs(x) > 8), ref_f(x), ref_f(x) + x), grid)
+    assert "small" not in unclean and "overflow" not in unclean
+
+
+def test_a_wrong_part_or_a_wrong_special_input_is_named():
+    """Facts about every input: which part of a dict is wrong; the one special input that is."""
+    data = [((np.array([1.0, 2.0, 4.0]),), {}), ((np.array([0.5, -3.0]),), {}), ((np.arange(5.0),), {})]
+    text = _generic("k", lambda x: {"mean": float(np.mean(x)), "var": float(np.var(x, ddof=1))}, data)
+    assert "`k(...)['var']` is wrong, and the rest of what k returns is right" in text
+    grid = [((np.linspace(-1.0, 1.0, 9),), {})]
+    text = _generic("f", lambda x: np.where(x == 0, 0.0, ref_f(x)), grid)
+    assert "f is wrong only where `x` = 0, and right at every other input" in text
+    assert "wrong only" not in _generic("f", lambda x: np.where(x == 0.25, 0.0, ref_f(x)), grid)
 
 
 def test_generic_transpose():
     assert "transpose" in _generic("g", lambda n: np.outer(np.arange(1.0, n + 1), np.arange(2.0, n + 4)).T,
                                    [((3,), {}), ((4,), {})])
+
+
+def test_a_false_generic_claim_is_caught_by_the_measure():
+    """The leave-one-out measure checks a claim against the reference: a factor 3 is not 2."""
+    cat = _Cat()
+    calls = [Call("f", (x,), {}, 3 * ref_f(x)) for x in (np.linspace(0.1, 2.0, 5), np.array([0.4, 0.9]))]
+    claim = "f is off by the same factor {} on every input: your values are ..."
+    assert diagnosis_quality.claim_holds(claim.format(3), calls, cat.reference)
+    assert not diagnosis_quality.claim_holds(claim.format(2), calls, cat.reference)
+    assert not diagnosis_quality.claim_holds("f is off by the same additive constant on every input", calls,
+                                             cat.reference)
+
+
+# -- a known mistake is named on the function it is about --------------------------------------
+def _variant(code):
+    ns = {"np": np}
+    exec("def a(x):\n    return x + 1.0\n\ndef b(x):\n    return 2.0 * a(x)\n", ns)
+    defined = set()
+    if code:
+        exec(code, ns)
+        defined = {"a"}
+    return Variant("v", "hint", ns, defined, code)
+
+
+def test_a_helpers_mistake_is_not_named_on_a_caller_whose_helper_is_right():
+    ref, v = _variant(""), _variant("def a(x):\n    return 2.0 * (x + 1.0)\n")
+    xs = [np.array([0.5, 1.5]), np.array([2.0])]
+    only_b = [Call("b", (x,), {}, 4.0 * (x + 1.0)) for x in xs]  # b wrong on its own: a never shown wrong
+
+    def refs(calls):
+        return lambda i: ref.call(calls[i])
+    assert not diagnose._matches(v, only_b, refs(only_b), 1e-9, 1e-12)
+    # evidence that the student's a has the mistake: on an earlier test, or in this one
+    assert diagnose._matches(v, only_b, refs(only_b), 1e-9, 1e-12, evidenced=True)
+    with_a = only_b + [Call("a", (x,), {}, 2.0 * (x + 1.0)) for x in xs]
+    assert diagnose._matches(v, with_a, refs(with_a), 1e-9, 1e-12)
+    right_a = only_b + [Call("a", (np.array([-1.0]),), {}, np.array([0.0]))]  # where a's mistake does not show
+    assert not diagnose._matches(v, right_a, refs(right_a), 1e-9, 1e-12)
+
+
+def test_a_mistake_that_assumes_a_helper_right_is_not_named_once_the_helper_was_seen_wrong():
+    """b's own mistake matches b's answers, but the student's a answered wrongly on an earlier
+    test: b's answers may come from a, so b's mistake is not named (it is without that evidence)."""
+    ref = _variant("")
+    ns = {"np": np}
+    exec("def a(x):\n    return x + 1.0\n\ndef b(x):\n    return 4.0 * a(x)\n", ns)
+    v = Variant("v", "hint", ns, {"b"})
+    calls = [Call("b", (x,), {}, 4.0 * (x + 1.0)) for x in (np.array([0.5, 1.5]), np.array([2.0]))]
+    assert diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"a"}, None)
+    assert diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"c"}, ref)
+    assert not diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"a"}, ref)
+
+
+def test_a_caller_that_is_wrong_on_its_own_is_not_given_its_helpers_hint():
+    """ex2_3: annealed_action computing a one-wedge error inline, generalization_error right: the
+    wedges mistake (a generalization_error cell) is not named on annealed_action."""
+    src = load(EXEMPLAR)
+    wedges = next(m for m in read_mistakes(EXEMPLAR) if "wedges" in m.description)
+    code = ("def annealed_action(R, alpha):\n"
+            "    R = np.asarray(R, dtype=float)\n"
+            "    alpha = np.asarray(alpha, dtype=float)\n"
+            "    eps = np.arccos(np.clip(R, -1.0, 1.0)) / (2 * np.pi)\n"
+            "    with np.errstate(divide='ignore'):\n"
+            "        return LOG2 - overlap_entropy(R) - alpha * np.log1p(-eps)\n")
+    results, _ = grade_code(EXEMPLAR, module_text(src) + "\n\n" + code)
+    failing = [r for r in results if not r.passed]
+    assert any(r.name == "test_annealed_action" for r in failing)
+    assert not any(wedges.hint in r.diagnosis for r in results)
+    results, _ = grade_code(EXEMPLAR, module_text(src) + "\n\n" + wedges.code)  # the helper's own mistake
+    named = {r.name for r in results if wedges.hint in r.diagnosis}
+    assert {"test_generalization_error", "test_annealed_action"} <= named
+
+
+# -- leave-one-out: no mistake's hint on another, no false claim -------------------------------
+def test_leave_one_out_on_the_exemplar_is_never_misleading():
+    judged = diagnosis_quality.measure(EXEMPLAR, modes=("loo",))
+    assert len(judged) == sum(1 + len(m.rewrites) for m in read_mistakes(EXEMPLAR))
+    assert all(j.caught for j in judged)
+    wrong = [(j.cell, w) for j in judged for w in j.wrong]
+    assert diagnosis_quality.figures(judged, "loo")["precision"] == 1.0, wrong
+
+
+def test_leaving_out_a_mistake_removes_only_it():
+    from autograder.run.diagnose.catalogue import catalogue, leaving_out
+
+    full = catalogue(EXEMPLAR)
+    hints = [v.hint for v in full.variants()]
+    with leaving_out(EXEMPLAR, hints[0]) as loo:
+        assert catalogue(EXEMPLAR) is loo and [v.hint for v in loo.variants()] == hints[1:]
+    assert catalogue(EXEMPLAR) is full and [v.hint for v in full.variants()] == hints
 
 
 def test_leak_scan_sees_a_reference_value():

@@ -53,17 +53,30 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-def _matches(v: Variant, calls, ref, rtol, atol) -> bool:
-    """The student's answers match ``v`` on every call it affects, and the mistake shows there."""
+def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_wrong=(),
+             reference: Variant | None = None) -> bool:
+    """The student's answers match ``v`` on every call it affects, and the mistake shows there.
+
+    Where the mistake is named matters as much as whether it matches: it must show on a function
+    the cell redefines (``evidenced``: or anywhere, the student's own version of that function
+    having shown the mistake on an earlier test). A mistake that shows only through a caller (a
+    wrong helper changes the functions that use it) is no evidence that the student made it: the
+    student's helper may be right and the caller wrong in its own way. Nor is a match evidence
+    where a function the test's functions use (in ``reference``) and that the cell leaves alone
+    answered wrongly on an earlier test (``seen_wrong``): the cell's answers assume it right."""
     relevant = [i for i, c in enumerate(calls) if v.affects(c.name)]
     if not relevant:
+        return False
+    if reference is not None and any(w in reference.reaches(calls[i].name) and not v.affects(w)
+                                     for w in seen_wrong for i in relevant):
         return False
     answers = {}
     for i in relevant:
         answers[i] = v.call(calls[i])
         if answers[i] is _FAILED or not close(calls[i].value, answers[i], rtol, atol):
             return False
-    if not any(ref(i) is not _FAILED and not close(answers[i], ref(i), rtol, atol) for i in relevant):
+    shows = [i for i in relevant if ref(i) is not _FAILED and not close(answers[i], ref(i), rtol, atol)]
+    if not shows or not (evidenced or any(calls[i].name in v.defined for i in shows)):
         return False
     if rtol <= LOOSE and atol <= LOOSE:
         return True  # random draws cannot agree this closely by chance
@@ -75,9 +88,12 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
              found: list | None = None) -> str:
     """The diagnosis of one failing test from its calls, or "" when there is nothing to say.
 
-    ``found`` (kept by the caller across the tests of one submission) collects the known
-    mistakes matched so far; a test that no single mistake explains is then tried against each
-    pair of them made together (a wrong helper and a wrong caller compound)."""
+    ``found`` (kept by the caller across the tests of one submission) collects what the
+    diagnoses learn: the known mistakes matched so far (their indices in the catalogue) and the
+    functions that answered wrongly (their names). A test that no single mistake explains is
+    then tried against each pair of those mistakes made together (a wrong helper and a wrong
+    caller compound); a function seen wrong keeps the mistakes that assume it right from being
+    named on its callers (``_matches``)."""
     calls = as_calls(log)[:MAX_CALLS]
     if not calls:
         return ""
@@ -85,32 +101,43 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
     cat = catalogue(assignment)
     deadline = time.monotonic() + budget_s
     reference: dict[int, object] = {}
+    found = found if found is not None else []
+    known = [k for k in found if isinstance(k, int)]
+    seen_wrong = {k for k in found if isinstance(k, str)}
 
     def ref(i):
         if i not in reference:
             reference[i] = cat.reference.call(calls[i])
         return reference[i]
 
-    hits = []
-    for k, v in enumerate(cat.variants()):
-        if time.monotonic() > deadline:
-            break
-        if v.hint and v.hint not in [cat.variants()[j].hint for j in hits] and _matches(v, calls, ref, rtol, atol):
-            hits.append(k)
-    if found is not None:
+    def text() -> str:
+        hits = []
+        for k, v in enumerate(cat.variants()):
+            if time.monotonic() > deadline:
+                break
+            if v.hint and v.hint not in [cat.variants()[j].hint for j in hits] and \
+                    _matches(v, calls, ref, rtol, atol, k in known, seen_wrong, cat.reference):
+                hits.append(k)
         found.extend(k for k in hits if k not in found)
-    if hits:
-        return KNOWN + " Or this one: ".join(cat.variants()[k].hint for k in hits)
-    pairs = [(a, b) for n, a in enumerate(found or []) for b in (found or [])[n + 1:]]
-    for pair in pairs:
+        if hits:
+            return KNOWN + " Or this one: ".join(cat.variants()[k].hint for k in hits)
+        pairs = [(a, b) for n, a in enumerate(known) for b in known[n + 1:]]
+        for pair in pairs:
+            if time.monotonic() > deadline:
+                return ""
+            v = cat.combined(pair)
+            if v is not None and _matches(v, calls, ref, rtol, atol, True, seen_wrong, cat.reference):
+                return TOGETHER + " And: ".join(cat.variants()[k].hint for k in pair)
         if time.monotonic() > deadline:
             return ""
-        v = cat.combined(pair)
-        if v is not None and _matches(v, calls, ref, rtol, atol):
-            return TOGETHER + " And: ".join(cat.variants()[k].hint for k in pair)
-    if time.monotonic() > deadline:
-        return ""
-    return generic(cat, calls, ref, rtol, atol)
+        return generic(cat, calls, ref, rtol, atol)
+
+    out = text()
+    for i, c in enumerate(calls):  # the functions this test saw answer wrongly
+        if c.name not in found and time.monotonic() < deadline and ref(i) is not _FAILED \
+                and not close(c.value, ref(i), rtol, atol):
+            found.append(c.name)
+    return out
 
 
 def named_hints(diagnosis: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import io
 import signal
 import threading
@@ -82,18 +83,25 @@ class Variant:
     def __init__(self, label: str, hint: str, ns: dict, defined: set, code: str = ""):
         self.label, self.hint, self.ns, self.defined, self.code = label, hint, ns, defined, code
         self._affects: dict[str, bool] = {}
+        self._reaches: dict[str, set] = {}
         self._answers: dict[str, object] = {}
 
     def affects(self, name: str) -> bool:
         """Whether the cell changes ``name``: it redefines it, or something it uses."""
         if name not in self._affects:
-            seen, todo, hit = set(), [name], False
-            while todo and not hit:
+            self._affects[name] = bool(self.reaches(name) & self.defined)
+        return self._affects[name]
+
+    def reaches(self, name: str) -> set:
+        """``name`` and every name it uses, directly or through the functions (and the methods of
+        the classes) of this namespace it uses."""
+        if name not in self._reaches:
+            seen, todo = set(), [name]
+            while todo:
                 n = todo.pop()
                 if n in seen:
                     continue
                 seen.add(n)
-                hit = n in self.defined
                 obj = self.ns.get(n)
                 if isinstance(obj, types.FunctionType) and obj.__globals__ is self.ns:
                     todo += _names_used(obj)
@@ -102,8 +110,8 @@ class Variant:
                         member = getattr(member, "__func__", member)
                         if isinstance(member, types.FunctionType):
                             todo += _names_used(member)
-            self._affects[name] = hit
-        return self._affects[name]
+            self._reaches[name] = seen
+        return self._reaches[name]
 
     def call(self, c: Call, limit: float = CALL_LIMIT_S, fresh: bool = False):
         """The variant's answer to the recorded call, as it would cross the wire; _FAILED if it
@@ -196,6 +204,17 @@ class Catalogue:
         return self._variants
 
 
+    def without(self, hint: str) -> Catalogue:
+        """This catalogue less the known mistake whose hint is ``hint`` (and its rewrites): what
+        the grader would say of that mistake had nobody catalogued it. The other variants (and
+        the answers they keep) are shared."""
+        other = copy.copy(self)
+        other.mistakes = [m for m in self.mistakes if m.hint != hint]
+        other._variants = [v for v in self.variants() if v.hint != hint]
+        other._combined = {}
+        return other
+
+
 _CATALOGUES: dict[str, Catalogue] = {}
 
 
@@ -203,3 +222,15 @@ def catalogue(assignment: str) -> Catalogue:
     if assignment not in _CATALOGUES:
         _CATALOGUES[assignment] = Catalogue(assignment)
     return _CATALOGUES[assignment]
+
+
+@contextlib.contextmanager
+def leaving_out(assignment: str, hint: str):
+    """Within the block, the grader's catalogue of ``assignment`` lacks the mistake with this hint
+    (a leave-one-out measure of the diagnosis: ``autograder.course.diagnosis_quality``)."""
+    full = catalogue(assignment)
+    _CATALOGUES[assignment] = full.without(hint)
+    try:
+        yield _CATALOGUES[assignment]
+    finally:
+        _CATALOGUES[assignment] = full

@@ -1,11 +1,27 @@
 """Generic diagnoses, tried when no known mistake matches: a constant factor, a sign, transposed,
 the wrong shape, nan/inf, an argument ignored, right only for small inputs. They name only
-factors from a fixed list, shapes and argument names, never a value."""
+factors from a fixed list, shapes and argument names, never a value.
+
+A generic diagnosis is a claim about every input of the test, so it is made only where the
+recorded answers show it with margin (a wrong claim misleads more than no claim):
+
+* a constant factor (or the sign, or an additive constant) only when it is the same on every
+  input within ``TIGHT`` (relative), on at least ``MIN_POINTS`` distinct inputs, and every
+  numeric argument takes at least two sizes among them (``_varied``): a factor seen at one
+  ``N`` only may well depend on ``N``;
+* "right for small inputs only" only with a clean threshold in one argument: every input below
+  it right, every one above it wrong, at least ``MIN_SIDE`` on each side;
+* an argument ignored only when the reference with that argument at its default gives the
+  student's answer on every call that sets it (at least two calls where it matters);
+  "correct only at the default" only when every call at the default is right, every other one
+  wrong, with at least two of each and two values other than the default.
+"""
 
 from __future__ import annotations
 
 import inspect
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,10 +39,16 @@ _FACTORS = [("2", 2.0), ("1/2", 0.5), ("3", 3.0), ("1/3", 1 / 3), ("4", 4.0), ("
             ("1/log 10", 1 / math.log(10))]
 _FACTORS += [("-" + k, -v) for k, v in _FACTORS] + [("-1", -1.0)]
 
+TIGHT = 1e-7        # relative spread allowed in a constant factor or shift (round-off, not a method)
+FLOOR = 1e-10       # ... relative to the largest value, for entries near zero
+MIN_POINTS = 3      # distinct inputs a factor or shift must hold on
+MIN_SIDE = 3        # inputs on each side of a "small inputs only" threshold
+CHANCE = 20         # ... and no split as clean by chance once in CHANCE (for all orderings tried)
 
-def _factor_name(c: float, rtol: float) -> str | None:
+
+def _factor_name(c: float) -> str | None:
     for label, value in _FACTORS:
-        if abs(c - value) <= max(1e-6, 10 * rtol) * abs(value):
+        if abs(c - value) <= 1e-6 * abs(value):
             return label
     return None
 
@@ -48,13 +70,191 @@ def _finite_arrays(obj, skip_bools: bool = False):
             yield arr[np.isfinite(arr)]
 
 
-def _sizes(obj) -> float:
-    """The largest magnitude among the numbers of a call's inputs (nan if none)."""
-    best = math.nan
-    for arr in _finite_arrays(obj, skip_bools=True):
-        if arr.size:
-            best = float(np.nanmax([best, np.abs(arr).max()]))
-    return best
+# -- the inputs of a test, one point per independent input ------------------------------------
+@dataclass
+class _Point:
+    """One independent input: a call, or one entry of an elementwise call (an array argument
+    with the answer's shape). ``keys``: each numeric argument's identity as a size (a number's
+    value, an integer array's content, a float array's shape; an entry's value when
+    elementwise); ``sizes``: orderings of the arguments (``p``: magnitude, ``p#``: entries)."""
+    keys: dict
+    sizes: dict
+    a: np.ndarray
+    e: np.ndarray
+    ok: bool
+    passed: set  # the arguments the call passed (the others are at their default)
+
+
+def _arguments(cat, name, call) -> tuple[dict, set]:
+    """The call's arguments by parameter name, defaults included (by position where the
+    reference cannot bind them), and the names of those it passed."""
+    try:
+        bound = inspect.signature(cat.reference.ns.get(name)).bind(*call.args, **call.kwargs)
+    except (TypeError, ValueError):
+        args = {**{f"#{k}": v for k, v in enumerate(call.args)}, **call.kwargs}
+        return args, set(args)
+    passed = set(bound.arguments)
+    bound.apply_defaults()
+    return dict(bound.arguments), passed
+
+
+def _numeric(x):
+    """``x`` as a float or int array, or None (flags, names, functions, ragged data)."""
+    if isinstance(x, (bool, np.bool_, str, bytes)) or x is None or isinstance(x, dict):
+        return None
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.dtype.kind in "iuf" else None
+
+
+def _key_and_sizes(p, x) -> tuple[object, dict]:
+    arr = _numeric(x)
+    if arr is None:
+        return None, {}
+    finite = arr[np.isfinite(arr)] if arr.dtype.kind == "f" else arr
+    magnitude = float(np.abs(finite).max()) if finite.size else math.nan
+    if arr.ndim == 0:
+        return float(arr), {p: magnitude}
+    if arr.dtype.kind in "iu":
+        key = ("int", arr.shape, arr.tobytes() if arr.size <= 4096 else arr.size)
+    else:
+        key = ("shape", arr.shape)
+    return key, {p: magnitude, p + "#": float(arr.size)}
+
+
+def _points(cat, name, calls, pairs, rtol, atol) -> list[_Point] | None:
+    """The independent inputs of the calls ``pairs`` [(i, answer, expected)], or None where an
+    answer's structure differs from the expected one."""
+    out = []
+    for i, a, e in pairs:
+        leaves = list(_leaves(a, e))
+        if any(x is None for _, x, _ in leaves):
+            return None
+        if any(x.size != y.size for _, x, y in leaves):
+            return None
+        args, passed = _arguments(cat, name, calls[i])
+        keys, sizes = {}, {}
+        for p, x in args.items():
+            keys[p], s = _key_and_sizes(p, x)
+            sizes.update(s)
+        if len(leaves) == 1 and leaves[0][2].ndim >= 1:
+            e_arr, a_arr = leaves[0][2], leaves[0][1].reshape(leaves[0][2].shape)
+            elementwise = {}
+            for p, x in args.items():
+                arr = _numeric(x)
+                if arr is not None and arr.shape == e_arr.shape:
+                    elementwise[p] = arr.astype(float).ravel()
+            if elementwise:
+                for j, (u, v) in enumerate(zip(a_arr.ravel(), e_arr.ravel())):
+                    k = {**keys, **{p: float(arr[j]) for p, arr in elementwise.items()}}
+                    s = {**sizes, **{p: abs(float(arr[j])) for p, arr in elementwise.items()}}
+                    for p in elementwise:
+                        s.pop(p + "#", None)
+                    out.append(_Point(k, s, np.array([u]), np.array([v]), close(u, v, rtol, atol), passed))
+                continue
+        a_flat = np.concatenate([x.ravel() for _, x, _ in leaves]) if leaves else np.array([])
+        e_flat = np.concatenate([y.ravel() for _, _, y in leaves]) if leaves else np.array([])
+        out.append(_Point(keys, sizes, a_flat, e_flat, close(a, e, rtol, atol), passed))
+    return out
+
+
+def _distinct(points) -> int:
+    return len({tuple(sorted((p, repr(k)) for p, k in pt.keys.items())) for pt in points})
+
+
+def _varied(points) -> bool:
+    """At least ``MIN_POINTS`` distinct inputs, and every numeric argument takes at least two
+    sizes among them (an argument no call passes is not an input of the test): what a claim
+    "the same on every input" needs to mean more than one size."""
+    if _distinct(points) < MIN_POINTS:
+        return False
+    params = {p for pt in points for p in pt.passed if pt.keys.get(p) is not None}
+    return all(len({repr(pt.keys.get(p)) for pt in points}) >= 2 for p in params)
+
+
+def _constant(points, shift: bool) -> float | None:
+    """The factor c with answers = c * expected on every point (``shift``: the constant d with
+    answers = expected + d), within ``TIGHT``; None when there is none or it is 1 (0)."""
+    a = np.concatenate([pt.a for pt in points]) if points else np.array([])
+    e = np.concatenate([pt.e for pt in points]) if points else np.array([])
+    if not a.size or not (np.all(np.isfinite(a)) and np.all(np.isfinite(e))):
+        return None
+    big = float(np.abs(e).max())
+    if big == 0:
+        return None
+    if shift:
+        c = float(np.median(a - e))
+        model = e + c
+        if abs(c) <= max(1e-6 * big, 1e-12):
+            return None
+    else:
+        scale = np.abs(e) > 1e-3 * big
+        c = float(np.median(a[scale] / e[scale]))
+        model = c * e
+        if abs(c - 1) <= 1e-6 or c == 0:
+            return None
+    room = TIGHT * np.abs(model) + FLOOR * max(float(np.abs(model).max()), big)
+    return c if np.all(np.abs(a - model) <= room) else None
+
+
+def _threshold(points) -> tuple[str, str] | None:
+    """(argument, "magnitude" or "entries") where every right input is smaller than every wrong
+    one, with at least ``MIN_SIDE`` of each and too many inputs for chance: were right and wrong
+    drawn at random, no ordering tried would split them cleanly once in ``CHANCE``. None otherwise."""
+    good = [pt for pt in points if pt.ok]
+    bad = [pt for pt in points if not pt.ok]
+    orderings = sorted({p for pt in points for p in pt.sizes})
+    if len(good) < MIN_SIDE or len(bad) < MIN_SIDE or math.comb(len(points), len(good)) < CHANCE * len(orderings):
+        return None
+    for p in orderings:
+        small = [pt.sizes.get(p, math.nan) for pt in good]
+        large = [pt.sizes.get(p, math.nan) for pt in bad]
+        if np.all(np.isfinite(small + large)) and max(small) < min(large):
+            return p.rstrip("#"), "entries" if p.endswith("#") else "magnitude"
+    return None
+
+
+def _wrong_parts(pairs, rtol, atol) -> list[str]:
+    """The parts (``[1]``, ``['key']``) of a tuple, list or dict answer that are wrong on some
+    call, when the others are right on every call; [] otherwise."""
+    paths = None
+    wrong: set = set()
+    for _, a, e in pairs:
+        leaves = list(_leaves(a, e))
+        here = [p for p, _, _ in leaves]
+        if paths is None:
+            paths = here
+        if here != paths or not all(p for p in here) or any(x is None for _, x, _ in leaves):
+            return []
+        wrong |= {p for p, x, y in leaves if not close(x, y, rtol, atol)}
+    if not paths or len(paths) < 2 or not wrong or len(wrong) == len(paths):
+        return []
+    return [p for p in paths if p in wrong]
+
+
+SPECIAL = (-1.0, 0.0, 1.0)  # special inputs: the ends of a range, zero
+
+
+def _special(points) -> tuple[str, list] | None:
+    """(argument, its values) when every wrong input, and no right one, has that argument at -1,
+    0 or 1, with at least ``MIN_SIDE`` right inputs at two values of it or more; None otherwise."""
+    good = [pt for pt in points if pt.ok]
+    bad = [pt for pt in points if not pt.ok]
+    if len(good) < MIN_SIDE or not bad:
+        return None
+    for p in sorted({p for pt in points for p, k in pt.keys.items() if isinstance(k, float)}):
+        values = sorted({pt.keys.get(p) for pt in bad}, key=repr)
+        if not all(v in SPECIAL for v in values) or len({pt.keys.get(p) for pt in good}) < 2:
+            continue
+        if not any(pt.keys.get(p) in values for pt in good):
+            return p, sorted(values)
+    return None
+
+
+def _named(p: str) -> str:
+    return f"`{p}`" if not p.startswith("#") else f"argument {int(p[1:]) + 1}"
 
 
 def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
@@ -66,26 +266,33 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
         return ""
     good = [(i, a, e) for i, a, e in pairs if close(a, e, rtol, atol)]
     leaves = [leaf for _, a, e in pairs for leaf in _leaves(a, e)]
-    # 1. structure and shape
+    # 1. structure and shape: facts about one answer
     broken = [why for _, a, why in leaves if a is None]
     if broken:
         return f"{name} returns {broken[0]} (see the docstring for what it returns)."
     shaped = [(a, e) for _, a, e in leaves if a.shape != e.shape and not (a.size == e.size == 1)]
     if shaped:
-        if all(a.ndim == 2 and a.shape == e.T.shape and close(a.T, e, rtol, atol) for a, e in shaped):
+        bad_leaves = [(a, e) for _, x, y in bad for _, a, e in _leaves(x, y)]
+        if all(close(a, e, rtol, atol) or (a.ndim == 2 and a.shape == e.T.shape and close(a.T, e, rtol, atol))
+               for a, e in bad_leaves):
             return f"{name} returns the transpose of the expected matrix (rows and columns swapped)."
         a, e = shaped[0]
         return f"{name} returns an array of shape {tuple(a.shape)} where shape {tuple(e.shape)} is expected."
-    leaves = [(p, a.reshape(e.shape), e) for p, a, e in leaves]
-    # 2. nan or inf where the expected values are finite
+    points = _points(cat, name, calls, pairs, rtol, atol)
+    if points is None:
+        return ""
+    # 2. nan or inf where the expected values are finite: a fact; "for large inputs" with a threshold
     nonfinite = [(p, a, e) for p, a, e in leaves if np.any(~np.isfinite(a) & np.isfinite(e))]
     if nonfinite:
-        where = " for large inputs (overflow?)" if _small_only(calls, good, bad, rtol, atol) else ""
+        where = ""
+        if all(pt.ok or np.any(~np.isfinite(pt.a) & np.isfinite(pt.e)) for pt in points):
+            cut = _threshold(points)
+            where = f" for large {_named(cut[0])}" if cut else ""
         return (f"{name} returns nan or inf{where} where finite values are expected: look for 0 log 0, "
                 "0/0, the log of 0 or an exp that overflows, and use the limiting value there.")
     # 3. an argument ignored: correct at its default value only (before the factor: a kernel
     #    linear in sigma_w is off by a constant factor when sigma_w is ignored)
-    ignored = _ignored_argument(cat, name, calls, [i for i, _, _ in bad], rtol, atol)
+    ignored = _ignored_argument(cat, name, calls, [i for i, _, _ in pairs], [i for i, _, _ in bad], rtol, atol)
     if ignored:
         return (f"{name} answers as if the argument `{ignored}` always had its default value: "
                 f"check that your code uses `{ignored}`.")
@@ -93,17 +300,11 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
     if only:
         return (f"{name} is correct only when `{only}` has its default value: check how your code "
                 f"uses `{only}`.")
-    # 4. the same factor (or sign) on every input
-    a_all = np.concatenate([a.ravel() for _, a, _ in leaves]) if leaves else np.array([])
-    e_all = np.concatenate([e.ravel() for _, _, e in leaves]) if leaves else np.array([])
-    fin = np.isfinite(e_all) & np.isfinite(a_all)
-    a_f, e_f = a_all[fin], e_all[fin]
-    scale = np.abs(e_f) > max(atol, 1e-12) * 10
-    if scale.sum() >= 3 and np.all(np.abs(a_f[~scale]) <= 10 * atol + 10 * rtol * np.abs(a_f).max()):
-        ratios = a_f[scale] / e_f[scale]
-        c = float(np.median(ratios))
-        if abs(c - 1) > 1e-6 and c != 0 and np.all(np.abs(a_f - c * e_f) <= 10 * atol + max(10 * rtol, 1e-9) * np.abs(c * e_f)):
-            label = _factor_name(c, rtol)
+    # 4. the same factor (or sign, or shift) on every input, at every size
+    if _varied([pt for pt in points if np.any(pt.e != 0)]):
+        c = _constant(points, shift=False)
+        if c is not None:
+            label = _factor_name(c)
             if label == "-1":
                 return f"{name} is correct up to the sign: every value has the opposite sign."
             if label:
@@ -111,41 +312,32 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
                         f"{label} times the expected ones (a missing or extra constant or normalization).")
             return (f"{name} is off by the same constant factor on every input: look for a missing or "
                     "extra constant or normalization.")
-        shift = a_f - e_f
-        d = float(np.median(shift))
-        if a_f.size >= 3 and abs(d) > atol and np.all(np.abs(shift - d) <= 10 * atol + 10 * rtol * np.abs(e_f)):
-            return (f"{name} is off by the same additive constant on every input: look for a missing or "
-                    "extra constant term.")
-    # 5. correct for small inputs, wrong for large ones
-    if _small_only(calls, good, bad, rtol, atol):
-        return (f"{name} is correct for small inputs but wrong for large ones: look for overflow, "
-                "underflow or loss of precision (an exp of a large number, a difference of nearly "
-                "equal numbers), or a grid or series too coarse or too short for large arguments.")
+    if _varied(points) and _constant(points, shift=True) is not None:
+        return (f"{name} is off by the same additive constant on every input: look for a missing or "
+                "extra constant term.")
+    # 5. a part of a structured answer wrong, the rest right on every call
+    parts = _wrong_parts(pairs, rtol, atol)
+    if parts:
+        which = ", ".join(f"`{name}(...){p}`" for p in parts)
+        return (f"{which} {'is' if len(parts) == 1 else 'are'} wrong, and the rest of what {name} returns "
+                "is right on every input of this test: look at how your code computes that part.")
+    # 6. wrong only at a special input (0, ±1, a small integer), right everywhere else
+    special = _special(points)
+    if special:
+        p, values = special
+        where = " or ".join(f"{_named(p)} = {v:g}" for v in values)
+        return (f"{name} is wrong only where {where}, and right at every other input of this test: "
+                "check that case (a limit, a convention such as 0 log 0 = 0, a division by zero, "
+                "an index at the boundary).")
+    # 7. right below a threshold in one argument, wrong above it
+    cut = _threshold(points)
+    if cut:
+        p, kind = cut
+        what = f"{_named(p)} is small" if kind == "magnitude" else f"{_named(p)} has few entries"
+        return (f"{name} is right when {what} and wrong for every larger one in this test: check what "
+                "in your code changes as it grows (a case treated apart, the bound of a sum or loop, "
+                "a grid or series cut short, an overflow).")
     return ""
-
-
-def _small_only(calls, good, bad, rtol, atol) -> bool:
-    """Correct on the calls (or entries) with small inputs, wrong on those with large ones."""
-    if len(good) >= 2 and len(bad) >= 2:
-        small = [_sizes((calls[i].args, calls[i].kwargs)) for i, _, _ in good]
-        large = [_sizes((calls[i].args, calls[i].kwargs)) for i, _, _ in bad]
-        if all(np.isfinite(small + large)) and max(small) < min(large):
-            return True
-    for i, a, e in bad:  # elementwise: one array input with the output's shape
-        arrays = [np.asarray(x, dtype=float) for x in list(calls[i].args) + list(calls[i].kwargs.values())
-                  if isinstance(x, np.ndarray) and x.dtype.kind in "iuf"]
-        try:
-            a, e = np.asarray(a, dtype=float), np.asarray(e, dtype=float)
-        except (TypeError, ValueError):
-            return False
-        shaped = [x for x in arrays if x.shape == e.shape and e.ndim >= 1]
-        if len(shaped) != 1 or a.shape != e.shape:
-            return False
-        x = np.abs(shaped[0]).ravel()
-        ok = np.array([close(u, v, rtol, atol) for u, v in zip(a.ravel(), e.ravel())])
-        if ok.sum() >= 3 and (~ok).sum() >= 2 and x[ok].max() < x[~ok].min():
-            return True
-    return False
 
 
 def _non_default(sig, call) -> set | None:
@@ -170,33 +362,40 @@ def _non_default(sig, call) -> set | None:
 
 
 def _default_only(cat, name, calls, good, bad) -> str:
-    """The one parameter that every wrong call sets and no right call does, or ""."""
+    """The one parameter that every wrong call sets and no right call does, with at least two
+    calls of each kind and two values other than the default; or ""."""
     try:
         sig = inspect.signature(cat.reference.ns.get(name))
     except (TypeError, ValueError):
         return ""
-    if not good or not bad:
+    if len(good) < 2 or len(bad) < 2:
         return ""
     sets = [_non_default(sig, calls[i]) for i in good + bad]
     if any(x is None for x in sets):
         return ""
     on_good, on_bad = set().union(*sets[:len(good)]), set.intersection(*sets[len(good):])
     candidates = sorted(on_bad - on_good)
-    return candidates[0] if len(candidates) == 1 and not on_good else ""
+    if len(candidates) != 1 or on_good:
+        return ""
+    p = candidates[0]
+    values = {repr(sig.bind(*calls[i].args, **calls[i].kwargs).arguments[p]) for i in bad}
+    return p if len(values) >= 2 else ""
 
 
-def _ignored_argument(cat, name, calls, bad, rtol, atol) -> str:
-    """A parameter whose value the student's answers ignore: with it reset to its default,
-    the reference gives the student's answers on every wrong call. "" if none."""
+def _ignored_argument(cat, name, calls, every, bad, rtol, atol) -> str:
+    """A parameter whose value the student's answers ignore: with it reset to its default, the
+    reference gives the student's answers on every call that sets it, and at least two of them
+    are wrong. "" if none."""
     try:
         sig = inspect.signature(cat.reference.ns.get(name))
     except (TypeError, ValueError):
         return ""
     sets = [_non_default(sig, calls[i]) for i in bad[:16]]
-    if not sets or any(x is None for x in sets):
+    if len(sets) < 2 or any(x is None for x in sets):
         return ""
     for p in sorted(set.intersection(*sets)):
-        for i in bad[:16]:
+        setting = [i for i in every if p in (_non_default(sig, calls[i]) or ())][:32]
+        for i in setting:
             bound = sig.bind(*calls[i].args, **calls[i].kwargs)
             bound.arguments.pop(p)
             answer = cat.reference.call(Call(name, bound.args, bound.kwargs, None))

@@ -1,0 +1,40 @@
+"""Are the diagnoses right? Precision and recall over the course's own known mistakes.
+
+    python benchmarks/diagnosis_quality.py [ID ...] [--mode normal|loo|both]
+
+Every ``wrong`` and ``rewrite`` cell of the sources (default: all assignments) is graded
+in-process with the diagnosis on (``autograder.course.diagnosis_quality``): ``normal`` with the
+full catalogue, ``loo`` (leave-one-out) with the cell's own mistake left out of it. A diagnosis is
+right when it names the cell's own hint (normal mode only) or is a generic one that holds for the
+cell's answers on the test's inputs (checked against the reference). Prints, per assignment and in
+total, the diagnoses given and right (precision) and the cells that got a right one (recall: their
+own hint in normal mode, a true generic one in leave-one-out), and every wrong diagnosis.
+Targets (issue 22): precision 100 %, recall at least 50 %. Exit status 1 if a diagnosis is wrong.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from autograder.course.diagnosis_quality import figures, report  # noqa: E402
+from autograder.course.source import all_assignments  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
+    ap.add_argument("--mode", choices=["normal", "loo", "both"], default="both")
+    args = ap.parse_args()
+    modes = ("normal", "loo") if args.mode == "both" else (args.mode,)
+    start = time.monotonic()
+    judged = report(args.assignments or all_assignments(), modes)
+    print(f"({time.monotonic() - start:.0f} s)")
+    return 0 if all(figures(judged, m)["precision"] == 1.0 for m in modes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
