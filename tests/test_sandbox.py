@@ -319,7 +319,8 @@ def test_no_secret_reaches_any_output(hostile_cohort):
     for path in files:
         text = path.read_bytes().decode("utf-8", "replace")
         assert SECRET not in text, path
-        assert "def generalization_error" not in text, path  # no reference or test code either
+        if path.name != "similarity.html":  # the TA's side-by-side view shows the students' own code
+            assert "def generalization_error" not in text, path  # no reference or test code either
 
 
 def test_channel_forgery_costs_one_restart_and_bounded_notes(hostile_cohort):

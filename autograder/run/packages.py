@@ -27,6 +27,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.run.notebook import load_release
+from autograder.run.paths import REPO
 
 WORKER_NEEDS = frozenset({"IPython", "numpy"})  # the worker's shell; numpy for autograder/run/protocol.py
 COURSE_MODULES = frozenset({"autograder", "solutions", "grading_tests", "course_config"})
@@ -46,8 +47,14 @@ def imported_modules(code: str) -> set[str]:
 
 
 def release_modules(assignment: str) -> frozenset[str]:
-    """Top-level modules the code cells of ``assignment``'s release notebook import."""
+    """Top-level modules the code cells of ``assignment``'s release notebook import, and those the
+    reference imports (a release's stub need not show the import its solution needs: ex4_1's
+    ``ntk_autograd`` imports torch inside the function students write)."""
     names = set()
+    reference = REPO / "solutions" / assignment / "__init__.py"
+    if reference.is_file():
+        names |= imported_modules(reference.read_text()) - {"solutions", "autograder", "grading_tests",
+                                                             "course_config"}
     for cell in load_release(assignment).get("cells", []):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             source = cell.get("source", "")
