@@ -239,7 +239,8 @@ def cmd_validate(args) -> int:
 
     ok = True
     for aid in _assignments(args.ids, args.all, args.module):
-        ok &= validate(aid, otter=not args.no_otter, mutants=args.mutants, gradescope=not args.no_gradescope)
+        ok &= validate(aid, otter=not args.no_otter, mutants=args.mutants, gradescope=not args.no_gradescope,
+                       seeds=args.seeds)
     return 0 if ok else 1
 
 
@@ -358,6 +359,9 @@ def main(argv=None) -> int:
     p.add_argument("--no-gradescope", action="store_true",
                    help="skip the Gradescope simulation (the zip's own venv and run_autograder)")
     p.add_argument("--mutants", type=int, default=30, help="mutants of the reference to grade (0: none)")
+    p.add_argument("--seeds", type=int, default=0, metavar="N",
+                   help="false-fail sweep: grade the reference and the alternatives under N course seeds with "
+                        "re-drawn random streams; fail where a test fails correct code more often than 1e-4")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("new-year", help="set the course year and regenerate every assignment")

@@ -16,7 +16,9 @@ For each assignment:
 * tests of the tests, with the diagnosis (``mistake_checks``): every ``wrong`` cell has a hint,
   loses points and is named by its hint; every ``rewrite`` loses points and is named by the
   hint of its wrong cell; every ``alternative`` scores full marks; no diagnosis shows a value
-  the reference returned.
+  the reference returned;
+* with ``seeds=N`` (``pdl validate --seeds N``): the false-fail rate of every hidden test, over N
+  course seeds and re-drawn random streams, against its budget (``autograder.course.seeds``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from autograder.course.generate import (
 from autograder.course.inprocess import grade_code, reference_values
 from autograder.course.mutate import mutation_run, variant_cells
 from autograder.course.refinputs import reference_dependent_tests
+from autograder.course.seeds import report_lines, sweep
 from autograder.course.source import _function_bodies, load, source_path
 from autograder.course.synth import variant_notebook
 from autograder.gradescope import simulate
@@ -190,7 +193,7 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
 
 
 def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
-             gradescope: bool = False) -> bool:
+             gradescope: bool = False, seeds: int = 0) -> bool:
 
     ok = True
 
@@ -240,6 +243,9 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
             log(f"  info  mutants caught: {run['caught']}/{run['graded']} ({pct:.0f}%) "
                 f"of {run['sites']} mutation sites; survivors (equivalent or missed): "
                 + ("; ".join(run["survivors"][:8]) or "none"))
+        if seeds:
+            for good, text in report_lines(sweep(assignment, seeds, log=log)):
+                line(good, text)
         if otter:
 
             zip_path = build_otter_zip(assignment)  # from the current hidden tests (dist/ is not committed)
