@@ -1,6 +1,7 @@
 """`pdl generate` is deterministic and keeps its promises about what goes where."""
 
 import json
+import re
 import zipfile
 
 import pytest
@@ -128,3 +129,52 @@ def test_no_source_prints_a_wall_clock_time(assignment):
     text = (REPO / "source" / assignment / f"{assignment}.py").read_text()
     clocks = re.findall(r"^.*\b(?:perf_counter|monotonic|time\.time|datetime\.now)\(.*$", text, flags=re.M)
     assert not clocks, clocks
+
+
+# A printed number is round-off when it is this small: its digits differ from one machine's BLAS
+# and libm to another's, so a solution notebook prints it as a bound ("< 1e-10"), never its digits.
+_PRINTED_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+_BOUND_BEFORE = re.compile(r"(?:<|<=|≤|(?<!-)>|>=|≥|\bto|\bwithin|\bbelow|\bunder)\s*$")   # not an arrow ->
+ROUND_OFF = 1e-9
+
+
+def unbounded_round_off(text: str) -> list[str]:
+    """The numbers in printed ``text`` below ROUND_OFF in magnitude (an exact zero written with an
+    exponent, ``0.0e+00``, included: another machine prints its round-off there) that are not
+    written as a bound (``< 1e-10``, ``> -1e-10``, ``to 1e-11``); the normaliser's ``<1e-12`` is a
+    bound. One entry per offending line."""
+    found = []
+    for line in text.splitlines():
+        for m in _PRINTED_NUMBER.finditer(line):
+            value = float(m.group())
+            small = 0 < abs(value) < ROUND_OFF or (value == 0 and "e" in m.group().lower())
+            if small and not _BOUND_BEFORE.search(line[:m.start()]):
+                found.append(line.strip())
+                break
+    return found
+
+
+def test_unbounded_round_off_finds_raw_residuals_and_accepts_bounds():
+    assert unbounded_round_off("max |diff|/kappa_2^(p/2) = 2.8e-11\n") == ["max |diff|/kappa_2^(p/2) = 2.8e-11"]
+    assert unbounded_round_off("R(0.4) by Fourier: 0.50661699 (+tau), -2.6e-12 (-tau)")
+    assert unbounded_round_off("trapezoid diff 0.0e+00, <1e-12")
+    assert unbounded_round_off("[1.0e-17 2.5e-01]")
+    assert unbounded_round_off("loss 0.3 -> 3e-13")
+    assert not unbounded_round_off("max |diff| < 1e-10; vs quad: <1e-12; holds to 1e-11; within 1e-12; x <= 1e-13")
+    assert not unbounded_round_off("smallest eigenvalue > -1e-10 (PSD up to round-off)")
+    assert not unbounded_round_off("|diff| = 7.13e-06, lam = 1e-6: 2.2e-08, theta = [0.66666667 0.        ], N=1e6")
+    assert not unbounded_round_off("eps_t MC 0.0000, exact 0.0, 0 of 3, step 2.5e-3, x1e-12")
+
+
+@pytest.mark.parametrize("assignment", all_assignments())
+def test_solution_notebook_prints_no_round_off_digits(assignment):
+    """A residual at round-off level (two routes' difference, a cross-check's error) is printed as a
+    bound, so executing the notebook on another machine changes no byte (a static scan of the
+    committed outputs, nothing is executed)."""
+    nb = json.loads((REPO / "solutions" / assignment / f"{assignment}.ipynb").read_text())
+    raw = []
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
+            for text in (out.get("text", ""), out.get("data", {}).get("text/plain", "")):
+                raw += unbounded_round_off("".join(text) if isinstance(text, list) else text)
+    assert not raw, f"print these as bounds in source/{assignment}/{assignment}.py: {raw}"

@@ -454,8 +454,8 @@ worst = 0.0
 for J in [-1.0, 0.0, 0.7, 1.5]:
     val, _ = integrate.quad(lambda x: np.exp(-beta0 * E_fun(x) + J * x), -np.inf, np.inf, epsabs=0, epsrel=1e-13)
     worst = max(worst, abs(-np.log(val) - free_energy(E0, t, beta0, J, t)))
-print(f"(i)   free_energy vs scipy.integrate.quad at 4 sources: max |dF| = {worst:.1e}")
 assert worst < 1e-10
+print("(i)   free_energy vs scipy.integrate.quad at 4 sources: max |dF| < 1e-10")   # a bound: round-off is machine-dependent
 tg = np.linspace(-15, 15, 3001)
 Fg = np.asarray(free_energy(0.5 * 2.0 * (tg - 0.3) ** 2, tg, 0.8, np.array([0.0, 1.0]), tg))
 assert np.allclose(Fg, -0.5 * np.log(2 * np.pi / 1.6) - 0.3 * np.array([0.0, 1.0]) - np.array([0.0, 1.0]) / 3.2, atol=1e-12)
@@ -493,9 +493,9 @@ for trial in range(6):
     k_con = cumulants_by_contour(Etr, Otr, bt, t, 6)
     scale = k_mom[1] ** (np.arange(1, 7) / 2)
     worst = max(worst, np.max(np.abs(k_mom - k_con) / scale))
-print(f"(ii)  cumulants (moments) vs contour integral of log Z, orders 1-6, 6 random problems: "
-      f"max |diff|/kappa_2^(p/2) = {worst:.1e}")
 assert worst < 1e-9
+print("(ii)  cumulants (moments) vs contour integral of log Z, orders 1-6, 6 random problems: "
+      "max |diff|/kappa_2^(p/2) < 1e-9")
 
 # (iii) exact samples by rejection from a Gaussian proposal, k-statistics with batch errors
 # the single well has its minimum at theta = 0 with E''(0) = 1 (g3^2 < 4 g4); proposal N(0, sig_q^2)
@@ -534,9 +534,9 @@ mc = [np.mean((data - data.mean()) ** k) for k in (2, 4)]
 k4_unbiased = n**2 * ((n + 1) * mc[1] - 3 * (n - 1) * mc[0] ** 2) / ((n - 1) * (n - 2) * (n - 3))
 rel4 = k4_unbiased / stats.kstat(data, 4) - 1
 rel4_plugin = kappa4_from_moments(*m) / stats.kstat(data, 4) - 1
-print(f"(iv)  known cumulants reproduced; on 2e5 gamma samples: kappa_3 (bias-corrected) vs kstat {rel3:.1e}, "
-      f"kappa_4 plug-in vs kstat {rel4_plugin:.1e} (O(1/n) bias), unbiased formula {rel4:.1e}")
 assert abs(rel3) < 1e-9 and abs(rel4) < 1e-9 and abs(rel4_plugin) < 1e-3
+print(f"(iv)  known cumulants reproduced; on 2e5 gamma samples: kappa_3 (bias-corrected) vs kstat < 1e-9, "
+      f"kappa_4 plug-in vs kstat {rel4_plugin:.1e} (O(1/n) bias), unbiased formula < 1e-9")
 
 # %% tags=["tests"]
 from scipy import stats

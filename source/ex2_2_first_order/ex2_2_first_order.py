@@ -415,8 +415,8 @@ for N in [1, 7, 100, 10**4, 10**6]:
         exact = -mpmath.log1p(mpmath.exp(-N * a0 * (mpmath.mpf(B) - Bc0))) / N
         got = two_phase_free_energy(B, N, a0, Bc0)
         worst = max(worst, abs(float(exact) - got) / (abs(float(exact)) + 1e-280))  # denormals aside
-print(f"(i)   phi vs 50-digit mpmath, N up to 1e6: max relative difference {worst:.1e}")
 assert worst < 1e-12
+print("(i)   phi vs 50-digit mpmath, N up to 1e6: max relative difference < 1e-12")   # residuals as bounds
 
 # (ii) derivatives: torch autograd of an independent log-sum-exp, and finite differences
 def phi_torch(B, N, a, Bc):
@@ -432,9 +432,8 @@ for N in [3, 50, 2000, 10**6]:
     Bn = B_t.detach().numpy()
     worst1 = max(worst1, np.max(np.abs(g1.detach().numpy() - dphi_dB(Bn, N, a0, Bc0))) / abs(a0))
     worst2 = max(worst2, np.max(np.abs(-g2.numpy() - susceptibility(Bn, N, a0, Bc0))) / (N * a0**2))
-print(f"(ii)  autograd vs dphi_dB: {worst1:.1e} (relative to a);  vs susceptibility: {worst2:.1e} "
-      f"(relative to N a^2)")
 assert worst1 < 1e-12 and worst2 < 1e-12
+print("(ii)  autograd vs dphi_dB: < 1e-12 (relative to a);  vs susceptibility: < 1e-12 (relative to N a^2)")
 # five-point finite differences of phi itself, step ~ 1e-3 of the peak width
 for N in [10, 1000]:
     h = 1e-3 / (N * a0)
@@ -444,8 +443,8 @@ for N in [10, 1000]:
     d2 = -(-f(-2) + 16 * f(-1) - 30 * f(0) + 16 * f(1) - f(2)) / (12 * h**2)
     e1 = np.max(np.abs(d1 - dphi_dB(Bs, N, a0, Bc0))) / a0
     e2 = np.max(np.abs(d2 - susceptibility(Bs, N, a0, Bc0))) / (N * a0**2)
-    print(f"      N={N}: five-point differences of phi vs dphi_dB {e1:.1e}, vs susceptibility {e2:.1e}")
-    assert e1 < 1e-7 and e2 < 2e-3
+    assert e1 < 1e-9 and e2 < 1e-7   # round-off dominated (it grows like 1/h, 1/h^2): printed as bounds
+    print(f"      N={N}: five-point differences of phi vs dphi_dB < 1e-9, vs susceptibility < 1e-7")
 
 # (iii) measured peak vs closed forms, and its area
 for N in [1, 10, 1e3, 1e6]:

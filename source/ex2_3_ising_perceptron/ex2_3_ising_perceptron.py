@@ -203,9 +203,9 @@ log_binom = (special.gammaln(N_big + 1) - special.gammaln(k + 1) - special.gamma
 stirling_next = -np.log(np.pi * N_big * (1 - R_k**2) / 2) / (2 * N_big)
 dev_leading = np.max(np.abs(log_binom - overlap_entropy(R_k)))
 dev_corrected = np.max(np.abs(log_binom - overlap_entropy(R_k) - stirling_next))
+assert dev_leading < 1e-4 and dev_corrected < 1e-11
 print(f"h(R) vs (1/N) log binom at N=1e6: |diff| = {dev_leading:.2e} (leading), "
-      f"{dev_corrected:.2e} (with the 1/N log N correction)")
-assert dev_leading < 1e-4 and dev_corrected < 1e-10
+      f"< 1e-11 (with the 1/N log N correction)")   # what is left is O(1/(N k)) and round-off: a bound
 
 # Independent check 2: eps(R) against Monte Carlo with Gaussian inputs and binary vectors.
 rng_mc = np.random.default_rng(0)
@@ -528,9 +528,8 @@ def d2s_dR2(R, alpha, d=1e-4):
 # (i) fsolve on {ds/dR = 0, s = log 2}
 R_i, a_i = optimize.fsolve(lambda v: [ds_dR(v[0], v[1]), annealed_action(v[0], v[1]) - np.log(2)],
                            x0=[0.6, 1.3], xtol=1e-13)
-print(f"(i)   fsolve:           alpha_c = {a_i:.8f}, R* = {R_i:.8f}  "
-      f"(|diff| {abs(a_i - alpha_c):.1e}, {abs(R_i - R_c):.1e})")
-assert abs(a_i - alpha_c) < 1e-6 and abs(R_i - R_c) < 1e-6
+assert abs(a_i - alpha_c) < 1e-9 and abs(R_i - R_c) < 1e-9
+print(f"(i)   fsolve:           alpha_c = {a_i:.8f}, R* = {R_i:.8f}  (|diff| < 1e-9, < 1e-9)")
 
 # (ii) dense grid for the global minimizer, bisection in alpha for the jump to R = 1
 R_dense = np.linspace(0.0, 1.0, 400_001)
@@ -548,9 +547,9 @@ for _ in range(40):
 alpha_c_grid = 0.5 * (lo + hi)
 s_grid = annealed_action(R_dense, alpha_c_grid)
 R_c_grid = R_dense[np.argmin(s_grid[:-1000])]
+assert abs(alpha_c_grid - alpha_c) < 1e-9 and abs(R_c_grid - R_c) < 1e-4
 print(f"(ii)  grid + bisection: alpha_c = {alpha_c_grid:.8f}, R* = {R_c_grid:.8f}  "
-      f"(|diff| {abs(alpha_c_grid - alpha_c):.1e}, {abs(R_c_grid - R_c):.1e})")
-assert abs(alpha_c_grid - alpha_c) < 1e-6 and abs(R_c_grid - R_c) < 1e-4
+      f"(|diff| < 1e-9, {abs(R_c_grid - R_c):.1e})")
 
 # (iii) spinodal: count interior local minima on a dense grid; and fsolve on s' = s'' = 0
 R_open = np.linspace(0.0, 0.9999, 400_001)
@@ -568,9 +567,8 @@ for _ in range(40):
 alpha_sp_grid = 0.5 * (lo + hi)
 R_sp_f, a_sp_f = optimize.fsolve(lambda v: [ds_dR(v[0], v[1]), d2s_dR2(v[0], v[1])],
                                  x0=[0.85, 1.7], xtol=1e-12)
-print(f"(iii) spinodal: grid scan {alpha_sp_grid:.8f}, fsolve {a_sp_f:.8f} at R = {R_sp_f:.5f}  "
-      f"(|diff| {abs(alpha_sp_grid - alpha_sp):.1e}, {abs(a_sp_f - alpha_sp):.1e})")
-assert abs(alpha_sp_grid - alpha_sp) < 1e-5 and abs(a_sp_f - alpha_sp) < 1e-5
+assert abs(alpha_sp_grid - alpha_sp) < 1e-8 and abs(a_sp_f - alpha_sp) < 1e-8
+print(f"(iii) spinodal: grid scan {alpha_sp_grid:.8f}, fsolve {a_sp_f:.8f} at R = {R_sp_f:.5f}  (|diff| < 1e-8, < 1e-8)")
 scan = np.linspace(0.01, 3.0, 60)
 assert [has_interior_minimum(a) for a in scan] == [a < alpha_sp for a in scan]
 

@@ -418,9 +418,10 @@ for j, (name, f_c) in enumerate(drifts.items()):
         w = np.exp(lw - lw.max())
         m2 = np.trapezoid(xs * w, xs) / np.trapezoid(w, xs)
         v2 = np.trapezoid((xs - m2) ** 2 * w, xs) / np.trapezoid(w, xs)
+        assert abs(zm) < 5 and abs(zv) < 5 and abs(m2 - m) < 1e-10 and abs(v2 - v) < 1e-10
+        # the trapezoid rule is spectrally accurate here: what is left is round-off, printed as a bound
         print(f"{name:17s} D={D}: exact mean {m:+.5f}, var {v:.5f} | EM {sim['mean']:+.5f} (z {zm:+.1f}), "
-              f"{sim['var']:.5f} (z {zv:+.1f}) | trapezoid diff {abs(m2 - m):.1e}, {abs(v2 - v):.1e}")
-        assert abs(zm) < 5 and abs(zv) < 5 and abs(m2 - m) < 1e-8 and abs(v2 - v) < 1e-8
+              f"{sim['var']:.5f} (z {zv:+.1f}) | trapezoid diff < 1e-10, < 1e-10")
 
 # %% tags=["solution"]
 # 2. small-D limits by Richardson extrapolation

@@ -538,11 +538,10 @@ for q in [0.05, 0.3, 0.6937, 0.9, 0.99, 0.999]:
                                      * np.exp(-t * t / 2) / np.sqrt(2 * np.pi), lo, hi,
                                      epsabs=1e-14, epsrel=1e-12, limit=400)[0]
                       for lo, hi in [(-np.inf, -2 / gam), (-2 / gam, 0), (0, 2 / gam), (2 / gam, 40 / gam)])
-    print(f"{q:6.4f} {qh:10.6f}  {abs(qh - qh_quad):.1e}   {rs_entropic_term(q):.8f}  "
-          f"{abs(rs_entropic_term(q) - s0_quad):.1e}   {rs_energetic_term(q):+.8f}  "
-          f"{abs(rs_energetic_term(q) - GE_quad):.1e}")
-    assert abs(q_quad - q) < 1e-11 and abs(qh - qh_quad) < 1e-7 * max(1, qh)
+    assert abs(q_quad - q) < 1e-11 and abs(qh - qh_quad) < 1e-10 * max(1, qh)
     assert abs(rs_entropic_term(q) - s0_quad) < 1e-10 and abs(rs_energetic_term(q) - GE_quad) < 1e-10
+    # the differences are round-off (exact zeros on some machines): printed as the bounds just checked
+    print(f"{q:6.4f} {qh:10.6f}  < 1e-10   {rs_entropic_term(q):.8f}  < 1e-10   {rs_energetic_term(q):+.8f}  < 1e-10")
 
 # (ii) orthant probability: Monte Carlo with the covariance (A.3), and the Q = 1 wedge
 rng_mc = np.random.default_rng(1)
@@ -762,9 +761,9 @@ for _ in range(45):
     mid = 0.5 * (lo + hi)
     lo, hi = (mid, hi) if len(rs_saddle_points(mid)) == 2 else (lo, mid)
 alpha_sp = 0.5 * (lo + hi)
+assert abs(alpha_c_root - alpha_sec) < 1e-10 and abs(alpha_c_root - 1.245) < 1e-3
 print(f"(viii) alpha_c: brentq on the branch {alpha_c_root:.9f}, secant in alpha {alpha_sec:.9f} "
-      f"(|diff| {abs(alpha_c_root - alpha_sec):.1e});  R* = {R_c_root:.6f}, eps* = {eps_c_root:.6f}; spinodal {alpha_sp:.6f}")
-assert abs(alpha_c_root - alpha_sec) < 1e-8 and abs(alpha_c_root - 1.245) < 1e-3
+      f"(|diff| < 1e-10);  R* = {R_c_root:.6f}, eps* = {eps_c_root:.6f}; spinodal {alpha_sp:.6f}")
 
 # (ix) small loads: R* ~ 2 alpha / pi (interior branch, parametrized by qhat)
 for a in [1e-4, 1e-3, 1e-2]:
