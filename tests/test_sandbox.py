@@ -509,8 +509,9 @@ def sites():
 
 def test_site_packages_hold_only_the_allowed_distributions(nothing_left_behind):
     """The course's environment holds the course editable (finder and .pth), otter, nbgrader,
-    torch...; the student's process sees what the release imports, the worker's needs and their
-    requirements, read-only, and no metadata of the course."""
+    pandas...; the student's process sees what the release and the reference import, the students'
+    own environment, the worker's needs and their requirements, read-only, and no metadata of the
+    course."""
     from packaging.utils import canonicalize_name
 
     from autograder.run import packages
@@ -528,7 +529,8 @@ def test_site_packages_hold_only_the_allowed_distributions(nothing_left_behind):
     listed = [name for names in seen["listed"].values() for name in names]
     assert {"IPython", "numpy", "scipy", "matplotlib"} <= set(listed)  # the release's imports and the worker's
     assert [n for n in listed if n.startswith(FORBIDDEN)] == []
-    assert "torch" not in listed  # installed, but this release does not import it
+    assert "torch" in listed and "tqdm" in listed  # the students' own environment (assignments/requirements.txt)
+    assert not {"pandas", "sqlalchemy", "jupyterlab", "otter", "nbgrader"} & set(listed)  # installed, not theirs
     allowed = set(packages.allowed_distributions(packages.release_modules(EXEMPLAR)))
     assert {canonicalize_name(n) for n in seen["dists"]} <= allowed and "pytest" not in allowed
     assert seen["course"] is None

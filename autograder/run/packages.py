@@ -2,7 +2,8 @@
 
 The sandbox (``autograder.run.sandbox``) shows the student's process the interpreter's standard
 library and, in each site directory (``site-packages``, ``dist-packages``), only the files of the
-distributions allowed here: those providing what the release notebook imports and what the worker
+distributions allowed here: those providing what the release notebook and the reference import,
+what the students' own environment holds (``assignments/requirements.txt``) and what the worker
 needs (IPython for its shell, numpy for ``autograder.run.protocol``), with their requirements,
 followed transitively through ``importlib.metadata``. A distribution that provides any of the
 course's own modules (the engine, the reference, the hidden tests, ``course_config``) is never
@@ -32,6 +33,8 @@ from autograder.run.paths import REPO
 WORKER_NEEDS = frozenset({"IPython", "numpy"})  # the worker's shell; numpy for autograder/run/protocol.py
 COURSE_MODULES = frozenset({"autograder", "solutions", "grading_tests", "course_config"})
 SITE_NAMES = ("site-packages", "dist-packages")
+# in the students' requirements to run notebooks, not for their code to import
+NOTEBOOK_TOOLS = frozenset({"jupyterlab", "ipykernel", "nbclient", "nbformat"})
 
 
 def imported_modules(code: str) -> set[str]:
@@ -46,11 +49,34 @@ def imported_modules(code: str) -> set[str]:
     return names
 
 
-def release_modules(assignment: str) -> frozenset[str]:
-    """Top-level modules the code cells of ``assignment``'s release notebook import, and those the
-    reference imports (a release's stub need not show the import its solution needs: ex4_1's
-    ``ntk_autograd`` imports torch inside the function students write)."""
+def environment_modules() -> frozenset[str]:
+    """Top-level modules of the students' own environment (``assignments/requirements.txt``, the
+    one file students install from): what a student may import in any notebook, whatever the
+    release or the reference imports (a student may solve ex7 with scipy where the reference uses
+    numpy only)."""
+    path = REPO / "assignments" / "requirements.txt"
     names = set()
+    installed = _installed(site_dirs()[0])
+    for line in path.read_text().splitlines() if path.is_file() else []:
+        line = line.split("#", 1)[0].strip()
+        if not line or line.startswith("-"):
+            continue
+        try:
+            name = canonicalize_name(Requirement(line).name)
+        except InvalidRequirement:
+            continue
+        entry = None if name in NOTEBOOK_TOOLS else installed.get(name)
+        if entry is not None:
+            names |= _top_level(entry[0], entry[2])
+    return frozenset(n for n in names - COURSE_MODULES if n.isidentifier() and not n.startswith("__"))
+
+
+def release_modules(assignment: str) -> frozenset[str]:
+    """Top-level modules the code cells of ``assignment``'s release notebook import, those the
+    reference imports (a release's stub need not show the import its solution needs: ex4_1's
+    ``ntk_autograd`` imports torch inside the function students write), and the students' own
+    environment's (``environment_modules``)."""
+    names = set(environment_modules())
     reference = REPO / "solutions" / assignment / "__init__.py"
     if reference.is_file():
         names |= imported_modules(reference.read_text()) - {"solutions", "autograder", "grading_tests",
