@@ -223,6 +223,15 @@ def test_a_wrong_part_or_a_wrong_special_input_is_named():
     data = [((np.array([1.0, 2.0, 4.0]),), {}), ((np.array([0.5, -3.0]),), {}), ((np.arange(5.0),), {})]
     text = _generic("k", lambda x: {"mean": float(np.mean(x)), "var": float(np.var(x, ddof=1))}, data)
     assert "`k(...)['var']` is wrong, and the rest of what k returns is right" in text
+    def moments(n):  # a fixed-length array answer: its entries are parts
+        return np.array([n ** k / (k + 1.0) for k in range(5)])
+    cat = _Cat()
+    cat.reference.ns["moments"] = moments
+    calls = [Call("moments", (n,), {}, moments(n) * [1, 1, 1.5, 2, 3]) for n in (3, 4, 6)]
+    text = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), 1e-9, 1e-12)
+    assert "`moments(...)[2:]` is wrong, and the rest of what moments returns is right" in text, text
+    assert diagnosis_quality.claim_holds(text, calls, cat.reference)
+    assert not diagnosis_quality.claim_holds(text.replace("[2:]", "[1:]"), calls, cat.reference)
     grid = [((np.linspace(-1.0, 1.0, 9),), {})]
     text = _generic("f", lambda x: np.where(x == 0, 0.0, ref_f(x)), grid)
     assert "f is wrong only where `x` = 0, and right at every other input" in text

@@ -19,6 +19,7 @@ prints them per assignment and in total.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 import re
@@ -29,7 +30,7 @@ import numpy as np
 from autograder.course.inprocess import grade_code
 from autograder.run.diagnose import named_hints
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue, leaving_out
-from autograder.run.diagnose.compare import _leaves, close
+from autograder.run.diagnose.compare import DEFAULT_ATOL, DEFAULT_RTOL, _leaves, close, tolerance
 from autograder.run.diagnose.generic import _FACTORS
 from autograder.run.mistakes import read_mistakes
 from autograder.run.paths import REPO
@@ -50,8 +51,8 @@ CLAIMS = [
     ("some_factor", rf"{_WHO} is off by the same constant factor on every input"),
     ("shift", rf"{_WHO} is off by the same additive constant on every input"),
     ("small_only", rf"{_WHO} is right when {_ARG} (?P<how>is small|has few entries) and wrong for every larger one"),
-    ("parts", r"(?P<parts>`\w+\(\.\.\.\)[^`]+`(?:, `\w+\(\.\.\.\)[^`]+`)*) (?:is|are) wrong, and the rest of "
-              r"what (?P<f>\w+) returns is right on every input of this test"),
+    ("parts", (r"(?P<parts>`\w+\(\.\.\.\)[^`]+`(?:, `\w+\(\.\.\.\)[^`]+`)*) (?:is|are) wrong, and the rest of "
+               r"what (?P<f>\w+) returns is right on every input of this test")),
     ("special", rf"{_WHO} is wrong only where (?P<where>.+?), and right at every other input of this test"),
 ]
 
@@ -104,7 +105,9 @@ def _arguments(fn, c: Call) -> dict:
 
 def _inputs(fn, c: Call, expected, p: str, how: str):
     """[(size of argument ``p``, answer, expected)]: one per entry where ``p`` is an array with
-    the answer's shape (elementwise), else one for the call; None if ``p`` has no size."""
+    the answer's shape (elementwise), else one for the call; None if ``p`` has no size. The size
+    is the magnitude (``how``: "is small"), the number of entries ("has few entries") or the
+    value itself ("signed": scalars and elementwise entries only)."""
     x = _arguments(fn, c).get(p)
     if x is None or isinstance(x, (bool, str)):
         return None
@@ -125,10 +128,36 @@ def _inputs(fn, c: Call, expected, p: str, how: str):
     return [(size, c.value, expected)]
 
 
-def claim_holds(sentence: str, calls: list[Call], reference) -> bool:
+def tolerance_of(assignment: str, test: str) -> tuple[float, float]:
+    """The loosest (rtol, atol) that the hidden test ``test`` writes as numbers in its
+    ``assert_close`` calls (the grader's defaults where it writes none): what "right" means
+    there."""
+    tree = ast.parse((REPO / "grading_tests" / assignment / f"test_{assignment}.py").read_text())
+    found = []
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name == test:
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "assert_close":
+                    kw = {k.arg: k.value for k in node.keywords}
+                    try:
+                        found.append((ast.literal_eval(kw["rtol"]) if "rtol" in kw else DEFAULT_RTOL,
+                                      ast.literal_eval(kw["atol"]) if "atol" in kw else DEFAULT_ATOL))
+                    except ValueError:
+                        continue
+    return tolerance(found)
+
+
+def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAULT_RTOL,
+                atol: float = DEFAULT_ATOL) -> bool:
     """Whether one generic sentence is true of ``calls`` (the recorded answers of one test),
-    checked against ``reference`` (a ``Variant``: the reference module) on the same inputs.
-    An unrecognised sentence does not hold."""
+    checked against ``reference`` (a ``Variant``: the reference module) on the same inputs: an
+    answer is right within the test's tolerance (``rtol``, ``atol``), and a claimed equality
+    (a factor, a shift, a transpose) holds within ``RTOL``. An unrecognised sentence does not
+    hold."""
+
+    def right(actual, expected) -> bool:
+        return close(actual, expected, rtol, atol)
+
     for kind, pattern in CLAIMS:
         m = re.match(pattern, sentence)
         if m:
@@ -141,7 +170,7 @@ def claim_holds(sentence: str, calls: list[Call], reference) -> bool:
     mine = [(c, e) for c, e in mine if e is not _FAILED]
     if not mine:
         return False
-    wrong = [(c, e) for c, e in mine if not _equal(c.value, e)]
+    wrong = [(c, e) for c, e in mine if not right(c.value, e)]
     if not wrong:
         return False
     if kind == "structure":
@@ -172,27 +201,37 @@ def claim_holds(sentence: str, calls: list[Call], reference) -> bool:
             leaves = list(_leaves(c.value, e))
             if any(a is None for _, a, _ in leaves):
                 return False
-            paths = paths or [p for p, _, _ in leaves]
-            if [p for p, _, _ in leaves] != paths:
+            if len(leaves) == 1 and leaves[0][0] == "" and leaves[0][2].ndim == 1:  # entry by entry
+                y = leaves[0][2]
+                x = leaves[0][1].reshape(y.shape)
+                leaves = [(f"[{j}]", x[j], y[j]) for j in range(y.size)]
+            here = [p for p, _, _ in leaves]
+            paths = paths or here
+            if here != paths:
                 return False
-            off |= {p for p, a, x in leaves if not _equal(a, x)}
-        return off == set(named) and off < set(paths)
+            off |= {p for p, a, x in leaves if not right(a, x)}
+        claimed = set()
+        for part in named:
+            cut = re.fullmatch(r"\[(\d+):(\d*)\]", part)
+            claimed |= ({f"[{j}]" for j in range(int(cut[1]), int(cut[2]) if cut[2] else len(paths))}
+                        if cut else {part})
+        return off == claimed and off < set(paths)
     if kind == "special":
         where = re.findall(r"(?:`(\w+)`|argument (\d+)) = (-?\d+)", m.group("where"))
         if not where or len({(q or k) for q, k, _ in where}) != 1:
             return False
         q, k, _ = where[0]
         p, values = q or f"#{int(k) - 1}", {float(v) for _, _, v in where}
-        right = 0
+        elsewhere = 0
         for c, e in mine:
             entries = _inputs(fn, c, e, p, "signed")
             if entries is None:
                 return False
             for value, a, x in entries:
-                if _equal(a, x) == (value in values):
+                if right(a, x) == (value in values):
                     return False
-                right += value not in values
-        return right > 0
+                elsewhere += value not in values
+        return elsewhere > 0
     if kind == "ignored":
         p = m.group("p")
         sig = inspect.signature(fn)
@@ -203,7 +242,7 @@ def claim_holds(sentence: str, calls: list[Call], reference) -> bool:
                 continue
             bound.arguments.pop(p)
             e = reference.call(Call(f, bound.args, bound.kwargs, None))
-            if e is _FAILED or not _equal(c.value, e):
+            if e is _FAILED or not right(c.value, e):
                 return False
             checked += 1
         return checked > 0
@@ -213,7 +252,7 @@ def claim_holds(sentence: str, calls: list[Call], reference) -> bool:
         for c, e in mine:
             value = _arguments(fn, c).get(p, default)
             at_default = close(value, default, 0.0, 0.0)
-            if at_default != _equal(c.value, e):
+            if at_default != right(c.value, e):
                 return False
         return True
     # the threshold claims: every right input smaller in the argument than every wrong one
@@ -225,22 +264,22 @@ def claim_holds(sentence: str, calls: list[Call], reference) -> bool:
             return False
         if p is None:
             return True
-    right, off = [], []
+    good, off = [], []
     for c, e in mine:
         entries = _inputs(fn, c, e, p, how)
         if entries is None:
             return False
         for size, a, x in entries:
             if kind == "nonfinite":
-                if _equal(a, x):
-                    right.append(size)
+                if right(a, x):
+                    good.append(size)
                 elif _nonfinite(a, x):
                     off.append(size)
                 else:
                     return False
             else:
-                (right if _equal(a, x) else off).append(size)
-    return bool(right and off) and all(map(math.isfinite, right + off)) and max(right) < min(off)
+                (good if right(a, x) else off).append(size)
+    return bool(good and off) and all(map(math.isfinite, good + off)) and max(good) < min(off)
 
 
 @dataclass
@@ -260,7 +299,8 @@ class Judged:
         return self.own_hint if self.mode == "normal" else self.true_generic
 
 
-def judge(diagnosis: str, hint: str, mode: str, calls: list[Call], reference) -> tuple[bool, str]:
+def judge(diagnosis: str, hint: str, mode: str, calls: list[Call], reference,
+          tol: tuple[float, float] = (DEFAULT_RTOL, DEFAULT_ATOL)) -> tuple[bool, str]:
     """(right?, why not) for one diagnosis of a cell whose own mistake has ``hint``."""
     named = named_hints(diagnosis)
     if named:
@@ -268,7 +308,7 @@ def judge(diagnosis: str, hint: str, mode: str, calls: list[Call], reference) ->
             return True, ""
         return False, "names another mistake" if hint not in named else "names another mistake besides its own"
     for s in sentences(diagnosis):
-        if not claim_holds(s, calls, reference):
+        if not claim_holds(s, calls, reference, *tol):
             return False, f"false generic claim: {s}"
     return True, ""
 
@@ -296,10 +336,10 @@ def measure(assignment: str, modes=("normal", "loo")) -> list[Judged]:
                 results, student = grade_code(assignment, reference_code + "\n\n" + code)
             j = Judged(assignment, label, mode, caught=any(not r.passed for r in results))
             for r in results:
-                if r.passed or not r.diagnosis:
+                if not r.diagnosis:
                     continue
                 calls = [c for test, c in student.history if test == r.name]
-                good, why = judge(r.diagnosis, hint, mode, calls, reference)
+                good, why = judge(r.diagnosis, hint, mode, calls, reference, tolerance_of(assignment, r.name))
                 if good:
                     j.right.append((r.name, r.diagnosis))
                     j.own_hint |= bool(named_hints(r.diagnosis))

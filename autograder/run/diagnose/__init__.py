@@ -12,10 +12,16 @@ grader's process (never in the student's), those inputs are replayed on
   deterministic given its inputs, otherwise they are skipped: under a tolerance looser than
   ``LOOSE`` a replay must give the same answer; under a tighter one, random draws cannot
   agree by chance.
-* the **reference**, when no known mistake matches, for generic diagnoses: the same constant
-  factor on every input (named when it is 2, 1/2, pi, ...), correct up to the sign, transposed,
+  A mistake is named only on the function it is about: it must show on a function the cell
+  redefines (or the student's version of it must have shown it on an earlier test), and not
+  where a function the test's functions use answered wrongly on an earlier test in a way the
+  cell does not explain (``_matches``).
+* the **reference**, when no known mistake matches, for generic diagnoses, each only where it
+  holds on every input of the test with margin (``generic``): the same constant factor (named
+  when it is 2, 1/2, pi, ...), the sign or an additive constant at every size, transposed,
   wrong shape, nan/inf where finite values are expected, an argument ignored (correct only at
-  its default value), correct for small inputs only.
+  its default value), one part of the answer wrong, wrong only at -1, 0 or 1, correct below a
+  clean threshold only.
 
 Answers match within the loosest tolerance the test passed to ``assert_close`` (the default
 when it passed none: ``DEFAULT_RTOL``, ``DEFAULT_ATOL``; never tighter than ``MIN_RTOL``,

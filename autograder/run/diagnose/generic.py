@@ -1,26 +1,36 @@
-"""Generic diagnoses, tried when no known mistake matches: a constant factor, a sign, transposed,
-the wrong shape, nan/inf, an argument ignored, right only for small inputs. They name only
-factors from a fixed list, shapes and argument names, never a value.
+"""Generic diagnoses, tried when no known mistake matches: a constant factor, a sign, an additive
+constant, transposed, the wrong shape, nan/inf, an argument ignored, one part of the answer
+wrong, wrong only at a special input, right only for small inputs. They name only factors from
+a fixed list, shapes, parts and argument names, never a value.
 
 A generic diagnosis is a claim about every input of the test, so it is made only where the
 recorded answers show it with margin (a wrong claim misleads more than no claim):
 
 * a constant factor (or the sign, or an additive constant) only when it is the same on every
   input within ``TIGHT`` (relative), on at least ``MIN_POINTS`` distinct inputs, and every
-  numeric argument takes at least two sizes among them (``_varied``): a factor seen at one
-  ``N`` only may well depend on ``N``;
+  numeric argument the test passes takes at least two sizes among them (``_varied``): a factor
+  seen at one ``N`` only may well depend on ``N``;
 * "right for small inputs only" only with a clean threshold in one argument: every input below
-  it right, every one above it wrong, at least ``MIN_SIDE`` on each side;
+  it right, every one above it wrong, at least ``MIN_SIDE`` on each side, and more inputs than
+  a chance split would explain (``CHANCE``);
+* "wrong only where x = 0" (or -1, 1) only when every wrong input, and no right one, is there,
+  with at least ``MIN_SIDE`` right inputs elsewhere;
+* "this part is wrong, the rest right" (an entry of a tuple or dict, entries of a fixed-length
+  array) only when the rest is right on every call;
 * an argument ignored only when the reference with that argument at its default gives the
   student's answer on every call that sets it (at least two calls where it matters);
   "correct only at the default" only when every call at the default is right, every other one
   wrong, with at least two of each and two values other than the default.
+
+``autograder.course.diagnosis_quality`` checks each claim against the reference on the course's
+own mistakes (``benchmarks/diagnosis_quality.py``).
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -216,21 +226,49 @@ def _threshold(points) -> tuple[str, str] | None:
     return None
 
 
-def _wrong_parts(pairs, rtol, atol) -> list[str]:
-    """The parts (``[1]``, ``['key']``) of a tuple, list or dict answer that are wrong on some
-    call, when the others are right on every call; [] otherwise."""
+def _parts(a, e, elementwise: bool):
+    """[(part, actual, expected)]: the leaves of an answer by their path (``[1]``, ``['key']``),
+    a one-dimensional array answer entry by entry (``[0]``, ``[1]``, ...) unless it is
+    elementwise in an argument; None where the structures differ."""
+    leaves = list(_leaves(a, e))
+    if any(x is None for _, x, _ in leaves):
+        return None
+    if len(leaves) == 1 and leaves[0][0] == "" and leaves[0][2].ndim == 1 and not elementwise:
+        x, y = leaves[0][1].reshape(leaves[0][2].shape), leaves[0][2]
+        return [(f"[{j}]", x[j], y[j]) for j in range(y.size)]
+    return leaves
+
+
+def _span(wrong: list[int], n: int) -> list[str]:
+    """Entries of a one-dimensional answer of length n as slices: [3:], [1:4], or [0], [5]."""
+    lo, hi = min(wrong), max(wrong)
+    if wrong == list(range(lo, hi + 1)) and hi > lo:
+        return [f"[{lo}:]" if hi == n - 1 else f"[{lo}:{hi + 1}]"]
+    return [f"[{j}]" for j in wrong] if len(wrong) <= 3 else []
+
+
+def _wrong_parts(cat, name, calls, pairs, rtol, atol) -> list[str]:
+    """The parts of a tuple, list or dict answer (or the entries of a one-dimensional array
+    answer of one length) that are wrong on some call, when the others are right on every call;
+    [] otherwise."""
     paths = None
     wrong: set = set()
-    for _, a, e in pairs:
-        leaves = list(_leaves(a, e))
-        here = [p for p, _, _ in leaves]
+    for i, a, e in pairs:
+        elementwise = any(np.shape(x) == np.shape(e) for x in _arguments(cat, name, calls[i])[0].values()
+                          if _numeric(x) is not None)
+        parts = _parts(a, e, elementwise)
+        if parts is None:
+            return []
+        here = [p for p, _, _ in parts]
         if paths is None:
             paths = here
-        if here != paths or not all(p for p in here) or any(x is None for _, x, _ in leaves):
+        if here != paths or not all(here):
             return []
-        wrong |= {p for p, x, y in leaves if not close(x, y, rtol, atol)}
+        wrong |= {p for p, x, y in parts if not close(x, y, rtol, atol)}
     if not paths or len(paths) < 2 or not wrong or len(wrong) == len(paths):
         return []
+    if all(re.fullmatch(r"\[\d+\]", p) for p in paths) and len(paths) >= 3:  # entries of an array or a tuple
+        return _span(sorted(int(p[1:-1]) for p in wrong), len(paths))
     return [p for p in paths if p in wrong]
 
 
@@ -316,7 +354,7 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
         return (f"{name} is off by the same additive constant on every input: look for a missing or "
                 "extra constant term.")
     # 5. a part of a structured answer wrong, the rest right on every call
-    parts = _wrong_parts(pairs, rtol, atol)
+    parts = _wrong_parts(cat, name, calls, pairs, rtol, atol)
     if parts:
         which = ", ".join(f"`{name}(...){p}`" for p in parts)
         return (f"{which} {'is' if len(parts) == 1 else 'are'} wrong, and the rest of what {name} returns "
