@@ -74,6 +74,30 @@ def test_normalised_outputs_hide_rounding_noise_and_merge_streams():
     assert [o["text"] for o in outputs] == ["residual <1e-12, sum 0.3\n", "/tmp/ipykernel/1.py:3: Warning\n"]
 
 
+def test_normalised_outputs_do_not_depend_on_how_stdout_and_stderr_interleave():
+    """stdout and stderr are flushed independently: a warning lands before, between or after the
+    printed lines depending on timing (seen in ex3_1), so each run of stream outputs becomes one
+    stdout output, then one stderr output."""
+    import nbformat
+
+    from autograder.course.generate import normalise_outputs
+
+    def streams(*chunks):
+        nb = nbformat.v4.new_notebook()
+        cell = nbformat.v4.new_code_cell("print(...)")
+        cell.outputs = [nbformat.v4.new_output("stream", name=name, text=text) for name, text in chunks]
+        cell.outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=1))
+        cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text="after\n"))
+        nb.cells.append(cell)
+        return [(o["output_type"], o.get("name"), o.get("text")) for o in normalise_outputs(nb).cells[0].outputs]
+
+    expected = [("stream", "stdout", "a\nb\n"), ("stream", "stderr", "warning\n"),
+                ("execute_result", None, None), ("stream", "stdout", "after\n")]
+    assert streams(("stdout", "a\n"), ("stderr", "warning\n"), ("stdout", "b\n")) == expected
+    assert streams(("stdout", "a\nb\n"), ("stderr", "warning\n")) == expected
+    assert streams(("stderr", "warning\n"), ("stdout", "a\n"), ("stdout", "b\n")) == expected
+
+
 def test_release_shows_points_per_function_and_question_and_the_total():
     """Each graded function carries its hidden tests' points in a comment above it, each written
     question its points, and the header the total; they add up to what grading uses."""

@@ -311,8 +311,10 @@ def _stable_png(data: str) -> str:
 
 def normalise_outputs(nb):
     """Make an executed notebook byte-stable: consecutive stream outputs merged (chunking depends
-    on timing), rounding noise in printed numbers written as ``<1e-12`` or to 12 digits, the
-    kernel's temporary file names without its pid, PNGs without text/time chunks."""
+    on timing), one stdout then one stderr output per run of them (the two streams are flushed
+    independently, so how they interleave depends on timing too), rounding noise in printed
+    numbers written as ``<1e-12`` or to 12 digits, the kernel's temporary file names without its
+    pid, PNGs without text/time chunks."""
     for cell in nb.cells:
         if cell.get("cell_type") != "code":
             continue
@@ -320,9 +322,16 @@ def normalise_outputs(nb):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "stream":
                 out["text"] = _stable_text(out.get("text", ""))
-                if merged and merged[-1].get("output_type") == "stream" and merged[-1].get("name") == out.get("name"):
-                    merged[-1]["text"] += out["text"]
-                    continue
+                run = len(merged)   # the trailing run of stream outputs
+                while run and merged[run - 1].get("output_type") == "stream":
+                    run -= 1
+                same = next((o for o in merged[run:] if o.get("name") == out.get("name")), None)
+                if same is not None:
+                    same["text"] += out["text"]
+                else:
+                    merged.append(out)
+                    merged[run:] = sorted(merged[run:], key=lambda o: o.get("name") != "stdout")
+                continue
             elif out.get("output_type") == "error":
                 out["traceback"] = [_stable_text(t) for t in out.get("traceback", [])]
             data = out.get("data", {})

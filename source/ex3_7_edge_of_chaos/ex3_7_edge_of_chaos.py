@@ -432,8 +432,8 @@ for q in [0.0, 0.01, 0.4, 1.3, 3.0, 6.0, 10.0]:
                    ("relu", lambda u: np.maximum(u, 0) ** 2)]:
         ours = variance_map(q, 1.7, 0.2, phi)
         worst = max(worst, abs(ours - (1.7 * quad_expect(f, q) + 0.2)) / ours)
-print(f"(i)   variance_map vs scipy quad for q in [0, 10], all three activations: max rel. difference {worst:.1e}")
 assert worst < 1e-9
+print("(i)   variance_map vs scipy quad for q in [0, 10], all three activations: max rel. difference < 1e-9")   # a bound
 zg, wg = hermegauss(160)
 for q in [0.3, 1.5]:
     gh = 1.7 * wg @ np.tanh(np.sqrt(q) * zg) ** 2 / np.sqrt(2 * np.pi) + 0.2

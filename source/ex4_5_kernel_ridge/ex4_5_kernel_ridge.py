@@ -542,8 +542,8 @@ for n, m, P in [(6, 4, 3), (5, 3, 12), (8, 5, 40)]:
         mean_f, cov_f = posterior_predict(Kf[n:, :n], Kf[:n, :n], Kf[n:, n:], yy, beta)
         worst = max(worst, np.max(np.abs(mean_w - mean_f)), np.max(np.abs(cov_w - cov_f)))
         assert np.allclose(Psi @ theta_bar, posterior_mean(Kf[:n, :n], yy, beta), atol=1e-10)
-print(f"weight space vs function space (Woodbury): max |difference| = {worst:.1e}")
 assert worst < 1e-10
+print("weight space vs function space (Woodbury): max |difference| < 1e-10")   # round-off: a bound
 
 # %% tags=["solution"]
 # 2. completing the square in the joint action of (f_train, f_test)
@@ -558,8 +558,8 @@ for beta in [0.3, 2.0, 50.0]:
     mean_k, cov_k = posterior_predict(C[n:, :n], C[:n, :n], C[n:, n:], yy, beta)
     err = max(np.max(np.abs(mean_joint[n:] - mean_k)), np.max(np.abs(cov_joint[n:, n:] - cov_k)),
               np.max(np.abs(mean_joint[:n] - posterior_mean(C[:n, :n], yy, beta))))
-    print(f"beta = {beta}: joint-precision route vs kernel formulas: {err:.1e}")
     assert err < 1e-9
+    print(f"beta = {beta}: joint-precision route vs kernel formulas: < 1e-9")
 
 # %% tags=["solution"]
 # 3(i). importance sampling from the prior

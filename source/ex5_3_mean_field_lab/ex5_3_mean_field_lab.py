@@ -273,8 +273,8 @@ for N_chk, gamma_chk in [(9, 1.0), (30, 0.5), (17, 0.75)]:
     run = mf_train(N_chk, 1, 0.01, 42, gamma_chk, record_every=1)
     worst = max(worst, np.max(np.abs(run["a"][1] - (p["a"] - lr * ga.numpy()))),
                 np.max(np.abs(run["c"][1] - (p["c"] - lr * gc.numpy()))))
-print(f"(i) one step of mf_train vs autograd: max |difference| = {worst:.1e}")
 assert worst < 1e-12
+print("(i) one step of mf_train vs autograd: max |difference| < 1e-12")   # round-off: a bound
 
 
 def flow_rhs(tau, theta, N, gamma, phi=np.tanh, dphi=lambda u: 1 / np.cosh(u) ** 2):
@@ -613,8 +613,8 @@ sol_b = integrate.solve_ivp(flow_rhs, (0, 2.0), np.concatenate([p_b["a"], p_b["c
                             rtol=1e-11, atol=1e-12)
 B_ode = balancedness({"a": sol_b.y[:30, -1], "c": sol_b.y[30:, -1]})
 drift_ode = np.max(np.abs(B_ode - balancedness(p_b)))
-print(f"RK45 ReLU flow to tau = 2: max |B(2) - B(0)| = {drift_ode:.1e}")
-assert drift_ode < 1e-6
+assert drift_ode < 1e-10   # at the integrator's tolerance: printed as a bound
+print("RK45 ReLU flow to tau = 2: max |B(2) - B(0)| < 1e-10")
 ratios = [viol_relu[0.02][-1] / viol_relu[0.01][-1], viol_relu[0.01][-1] / viol_relu[0.005][-1]]
 print(f"Euler violation ratios when dtau halves: {ratios[0]:.2f}, {ratios[1]:.2f} (first order: 2)")
 assert all(1.6 < q < 2.4 for q in ratios)

@@ -457,9 +457,9 @@ for nu in [0.6, 1.7]:
     err = max(np.max(np.abs(out["test_error"] - eg_e)), np.max(np.abs(out["train_error"] - et_e)))
     long = gd_train(d, eta, 40000, record_every=40000)
     lim = gd_limit(d)
-    print(f"nu={nu}: loop vs eigenbasis max |diff| = {err:.1e}; gd_limit vs 40000 steps: "
-          f"|w diff| = {np.max(np.abs(long['w'] - lim['w'])):.1e}")
     assert err < 1e-10 and np.max(np.abs(long["w"] - lim["w"])) < 1e-8
+    # both differences are round-off: printed as the bounds just checked
+    print(f"nu={nu}: loop vs eigenbasis max |diff| < 1e-10; gd_limit vs 40000 steps: |w diff| < 1e-8")
 
 # 2. Monte Carlo over data sets vs finite-P exact expectations vs the P -> infinity formulas
 P_mc, S_mc, r_mc, D_mc, s0_mc = 200, 40, 1.0, 0.2, 0.5

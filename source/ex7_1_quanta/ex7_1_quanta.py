@@ -200,8 +200,8 @@ for m_chk in [0, 1, 7, 100, 12345, 10**6]:
     worst = max(worst, abs(quanta_loss(m_chk, alpha_chk, 1.0, None) / brute - 1))
     lo, hi = (m_chk + 1) ** -alpha_chk / alpha_chk, (m_chk ** -alpha_chk / alpha_chk if m_chk else np.inf)
     assert lo <= quanta_loss(m_chk, alpha_chk, 1.0, None) * special.zeta(s_chk) <= hi
-print(f"quanta_loss(n_quanta=None) vs brute-force sum of 1e7 terms: max relative difference {worst:.1e}")
 assert worst < 1e-9
+print("quanta_loss(n_quanta=None) vs brute-force sum of 1e7 terms: max relative difference < 1e-9")   # a bound
 # finite N: the normalized tail computed two ways (reverse cumsum in the reference, direct sums here)
 N_chk = 500
 p_chk = zipf_probs(N_chk, alpha_chk)
