@@ -5,11 +5,11 @@ import re
 import zipfile
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.course.generate import build_otter_zip, generate
-from autograder.run.paths import REPO
 from autograder.course.source import all_assignments, load
-from conftest import EXEMPLAR
+from autograder.run.paths import REPO
 
 
 def test_generate_twice_changes_no_byte():
@@ -108,7 +108,7 @@ def test_release_shows_points_per_function_and_question_and_the_total():
     nb = json.loads((REPO / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text())
     text = "\n".join("".join(c["source"]) for c in nb["cells"])
     per_function = {name: float(k) for name, k in re.findall(r"^# (\w+): ([\d.]+) points? \(hidden tests\)\ndef \1\(",
-                                                               text, flags=re.M)}
+                                                               text, flags=re.MULTILINE)}
     assert set(per_function) == set(load(EXEMPLAR).graded_functions())
     hidden = sum(p for _, p, _, _ in hidden_tests(EXEMPLAR))
     assert sum(per_function.values()) == hidden
@@ -151,7 +151,7 @@ def test_no_source_prints_a_wall_clock_time(assignment):
     import re
 
     text = (REPO / "source" / assignment / f"{assignment}.py").read_text()
-    clocks = re.findall(r"^.*\b(?:perf_counter|monotonic|time\.time|datetime\.now)\(.*$", text, flags=re.M)
+    clocks = re.findall(r"^.*\b(?:perf_counter|monotonic|time\.time|datetime\.now)\(.*$", text, flags=re.MULTILINE)
     assert not clocks, clocks
 
 
