@@ -1205,6 +1205,26 @@ def enumerate_version_space(N, alpha, seed):
             "eps_mean": float(counts @ generalization_error(R) / Z)}
 
 
+# %% tags=["wrong"]
+# wrong: annealed action with log eps (the probability of disagreeing) instead of log(1 - eps)
+# hint: A student is consistent with an example when it agrees with the teacher on it, which happens
+#   with probability 1 − ε(R): the energy term is −α log(1 − ε(R)), not −α log ε(R) (Exercise 2.3(d)).
+def annealed_action(R, alpha):
+    R = np.asarray(R, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return LOG2 - overlap_entropy(R) - alpha * np.log(generalization_error(R))
+
+
+# %% tags=["wrong"]
+# wrong: overlap of a student agreeing on k components taken as k/N instead of 2k/N - 1
+# hint: A student that agrees with the teacher on k of the N components has overlap
+#   R_k = (k − (N − k))/N = 2k/N − 1: each disagreeing component counts −1 (Exercise 2.3(d)).
+def annealed_counts(N, n):
+    k = np.arange(N + 1)
+    return special.comb(N, k) * (1.0 - generalization_error(k / N)) ** n
+
+
 # %% tags=["alternative"]
 # alternative: arcsin form of eps, entropy via p log p, landscape by grid + bounded golden section, spinodal by bisection on the grid
 def generalization_error(R):
