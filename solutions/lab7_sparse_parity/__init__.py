@@ -24,7 +24,10 @@ def task_probs(T, alpha):
 
 
 def make_tasks(T, n_bits, k, seed):
-    """The parity subsets of the T subtasks, drawn exactly as follows.
+    """The parity subsets of the T subtasks: for each task, k distinct bits drawn uniformly
+    at random, independently of the other tasks, sorted; the same seed gives the same subsets.
+    One way (any correct draw is accepted; the hidden tests check these properties and the
+    frequencies of bits and pairs of bits, not particular draws):
 
         g = np.random.default_rng(seed)
         for each task i = 0, ..., T-1 in turn:
@@ -57,7 +60,10 @@ def parity_labels(bits, tasks, task_ids):
 
 
 def sample_batch(tasks, probs, batch, rng, n_bits=24):
-    """One fresh batch of multitask sparse parity, drawn exactly as follows.
+    """One fresh batch of multitask sparse parity: each sample's task drawn with the
+    frequencies probs, its n_bits bits independent fair +-1 coins; the same int seed gives
+    the same batch. One way (any correct draw is accepted; the hidden tests check the layout,
+    the labels and the frequencies, not particular draws):
 
         g = np.random.default_rng(rng)      # rng: an int seed or a np.random.Generator
         task_ids = g.choice(T, size=batch, p=probs)
@@ -108,6 +114,9 @@ def train_sparse_parity(config):
         float32, loss mean((f(x) - y)^2), torch.optim.Adam(lr);
         record the test MSE of every task at steps 0, record_every, 2 record_every, ..., steps
         (step s = after s optimizer updates).
+    The seeds make a run reproducible (the same config gives the same curves). The hidden
+    tests check the run's behaviour, not its random numbers, so other seeds or streams are
+    accepted; the tasks must be your make_tasks(T, n_bits, k, seed), returned as "tasks".
     Returns:
         dict with
             "steps": int array (R,), the recorded steps;
