@@ -915,6 +915,10 @@ def _drift_from_params(params, gamma, eta, steps):
     return ref._relative_drift(ref.train(params, x, y, gamma, eta, steps, max(steps, 1)))
 
 
+# False-fail budget 1e-4 (any stream, any course seed): seven checks on N = 40000 independent
+# standard normals, each at 5 standard errors of its estimator (mean 1/sqrt(N), variance
+# sqrt(2/N), kurtosis sqrt(24/N), correlation 1/sqrt(N); all near-Gaussian at this N): about
+# 6e-7 each, 4e-6 together.
 @points(2)
 def test_init_params_statistics(student):
     "init_params: weights are independent standard normals (large-width statistics)"
@@ -933,6 +937,9 @@ def test_init_params_statistics(student):
     assert abs(corr) < 5 / np.sqrt(N), "a and c should be independent"
 
 
+# False-fail budget 1e-4: reproducibility and "other seeds, other weights" hold for every correct
+# stream; the variances of 30000 standard normals (standard error sqrt(2/30000) = 0.008) must lie
+# within 0.05 of 1, 6 standard errors: about 2e-9.
 @points(1)
 def test_init_params_seeds(student):
     "init_params: the same seed gives the same weights, other seeds and widths give other draws, for any gamma"
@@ -1048,13 +1055,19 @@ def test_drift_exponent(student):
                  name="fitted slope")
 
 
+# False-fail budget 1e-4 (any stream for init_params, any course seed): the slope of the mean drift
+# between N = 50 and 500 after 200 steps is -0.737 +- 0.006 (4000 seeds per width, the reference's
+# and another stream agree); the drift of one seed has a relative spread of 0.63 at both widths, so
+# the slope of 64-seed means has a standard error of 0.049 (delta method; resampled: 0.049, skewness
+# 0.00), and -1/2 and -1 lie 4.9 and 5.4 standard errors away: P(fail) < 1e-6 (the old 8 seeds in
+# (-1.3, -0.4) failed correct code in about 1 % of seeds).
 @points(1)
 def test_kernel_freezes_at_gamma_half(student):
-    "the lazy network's kernel drift decays with a log-log slope between -1 and -1/2 (statistical)"
+    "the lazy network's kernel drift decays with a log-log slope between -1 and -1/2 (statistical: 64 seeds)"
     rng = rng_for("kernel_freezes_at_gamma_half")
-    seeds = [int(s) for s in rng.integers(0, 2**31, 8)]
+    seeds = [int(s) for s in rng.integers(0, 2**31, 64)]
     slope = student.drift_exponent([50, 500], seeds, steps=200)     # defaults: gamma = 1/2, eta = 0.02
-    assert -1.3 < slope < -0.4, "the fitted drift exponent at gamma = 1/2 should lie between -1 and -1/2"
+    assert -1 < slope < -0.5, "the fitted drift exponent at gamma = 1/2 should lie between -1 and -1/2"
 
 
 @pytest.mark.reference_input  # inputs computed from a reference result
