@@ -108,3 +108,27 @@ def test_small_sweep_reports_every_test(capsys):
     lines = seeds.report_lines(report)
     assert lines[-1][0] == report["ok"] and "course seeds" in lines[-1][1]
     assert course_config.SEED == report["base_seed"], "the course seed is restored"
+
+
+def test_a_test_that_fails_correct_code_fails_the_sweep(monkeypatch):
+    """The sweep can fail: a test that fails one run of six (as ex4_4's drift exponent did in about
+    1 % of course seeds) is reported with its rate and exceeds the budget."""
+    from autograder.run.grading import TestResult
+
+    calls = []
+
+    def graded(assignment, student, diagnose=None, plugins=()):
+        calls.append(student)
+        flaky = len(calls) == 3
+        return [TestResult("test_steady", 1.0, 1.0, True, ""),
+                TestResult("test_flaky", 0.0 if flaky else 1.0, 1.0, not flaky, "off by chance" if flaky else "")]
+
+    monkeypatch.setattr(seeds, "run_hidden_tests", graded)
+    report = seeds.sweep(CHEAP, 3, log=lambda _: None)
+    runs = 3 * len(report["variants"])
+    assert report["tests"]["test_steady"] == {**report["tests"]["test_steady"], "runs": runs, "failures": 0, "ok": True}
+    flaky = report["tests"]["test_flaky"]
+    assert flaky["failures"] == 1 and flaky["runs"] == runs and not flaky["ok"] and not report["ok"]
+    assert flaky["failed"][0]["message"] == "off by chance"
+    bad = [text for ok, text in seeds.report_lines(report) if not ok]
+    assert any(text.startswith("test_flaky: failed 1/") for text in bad)
