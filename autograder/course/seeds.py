@@ -21,7 +21,7 @@ A test whose contract fixes the random stream (the docstring states the exact ca
 ``@pytest.mark.fixed_stream``; its graded functions then get the unsalted streams. Each test's
 failures over the N x (1 + alternatives) runs give an observed rate and a one-sided
 Clopper-Pearson bound; a test *exceeds its budget* when the lower confidence bound is above the
-budget (its rate is significantly above 1e-4: with N up to a few thousand, any failure at all).
+budget (its rate is significantly above 1e-4: up to about 500 runs per test, any failure at all).
 The upper bound says what the sweep has shown (0 failures in n runs: below about 3/n at 95 %).
 """
 
