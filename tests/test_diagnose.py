@@ -239,8 +239,22 @@ def test_a_wrong_part_or_a_wrong_special_input_is_named():
 
 
 def test_generic_transpose():
-    assert "transpose" in _generic("g", lambda n: np.outer(np.arange(1.0, n + 1), np.arange(2.0, n + 4)).T,
-                                   [((3,), {}), ((4,), {})])
+    def ref_g(n):
+        return np.outer(np.arange(1.0, n + 1), np.arange(2.0, n + 4))
+    assert "transpose" in _generic("g", lambda n: ref_g(n).T, [((3,), {}), ((4,), {})])
+    # transposed at one size, wrong values at another: not "the transpose" (it used to be)
+    mixed = _generic("g", lambda n: ref_g(n).T if n == 3 else 2 * ref_g(n), [((3,), {}), ((4,), {})])
+    assert "transpose" not in mixed and "shape (5, 3) where shape (3, 5)" in mixed
+
+
+def test_ignored_argument_and_nan_for_large_inputs_need_enough_inputs():
+    """One wrong call is not "ignores `scale`"; two right and three nan inputs are no threshold."""
+    one = [((np.linspace(0.1, 2.0, 5),), {"scale": 3.0}), ((np.array([0.3, 0.7]),), {})]
+    assert "argument `scale`" not in _generic("f", lambda x, scale=1.0: ref_f(x), one)
+    ok = [((np.array([0.1 * k]),), {}) for k in range(1, 3)]
+    nan = [((np.array([50.0 + k]),), {}) for k in range(3)]
+    text = _generic("f", lambda x: ref_f(x) if x[0] < 10 else np.full(1, np.inf), ok + nan)
+    assert "nan or inf where finite values are expected" in text and "for large" not in text
 
 
 def test_a_false_generic_claim_is_caught_by_the_measure():
