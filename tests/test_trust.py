@@ -178,3 +178,16 @@ def test_skeletons_cost_one_element_whatever_the_shape_they_claim():
     assert shape["xs"].shape == (100,) and shape["t"][1].shape == (2,) and shape["t"][0] == 1.0
     claimed = protocol.decode_skeleton({"__skeleton__": {"shape": [2**39], "dtype": "float64"}})
     assert claimed.size == 2**39 and claimed.base.nbytes == 8
+
+
+def test_the_contract_check_reads_a_tuple_of_arrays_of_different_shapes():
+    """lab7's sample_batch returns (X, y, task_ids): a correct large answer passes the contract."""
+    import numpy as np
+
+    from autograder.run.diagnose.compare import _leaves
+
+    expected = (np.zeros((20000, 5)), np.zeros(20000), np.zeros(20000, dtype=int))
+    assert [why for _, a, why in _leaves(expected, expected) if a is None] == []
+    wrong = (np.zeros((20000, 4)), np.zeros(20000), np.zeros(20000, dtype=int))
+    assert [why for _, a, why in _leaves(wrong, expected) if a is None] == [
+        "an array of shape (20000, 4) where shape (20000, 5) is expected"]

@@ -71,7 +71,8 @@ def _leaves(actual, expected, path=""):
                 yield from _leaves(actual[k], v, f"{path}[{k!r}]")
         return
     if isinstance(expected, (tuple, list)):
-        if not isinstance(actual, (tuple, list, np.ndarray)) or np.ndim(actual) == 0:
+        # (np.ndim of a list of arrays of different shapes raises: only an array's ndim is asked)
+        if not isinstance(actual, (tuple, list, np.ndarray)) or (isinstance(actual, np.ndarray) and actual.ndim == 0):
             yield path, None, f"{_kind(actual)} where {len(expected)} values are expected"
             return
         if len(actual) != len(expected):
