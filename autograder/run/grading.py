@@ -622,16 +622,17 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
 
 def warm(assignment: str, isolation: str | None = None, mistakes: bool = False) -> None:
     """What every submission of ``assignment`` needs, made once in this process, so that each
-    bounded child (a fork) starts with it: the Python packages the student's process may see, the
-    reference and its imports, and (``mistakes``: worth it for a cohort) the known mistakes."""
+    bounded child (a fork) starts with it: the Python packages the student's process may see and,
+    for a cohort (``mistakes``), the reference with its imports and the known mistakes. (For one
+    notebook the child imports the reference itself, while the student's notebook runs.)"""
     if resolve_isolation(isolation, lazy=True) == "namespace":
         packages.visible_entries(packages.release_modules(assignment))
-    try:
-        importlib.import_module(f"solutions.{assignment}")
-        if mistakes:
+    if mistakes:
+        try:
+            importlib.import_module(f"solutions.{assignment}")
             diagnose.catalogue(assignment)
-    except Exception:  # noqa: BLE001 - the child meets (and reports) the same problem
-        pass
+        except Exception:  # noqa: BLE001 - the child meets (and reports) the same problem
+            pass
 
 
 def _stopped_report(submission, assignment: str, received: list, why: str, seconds: float) -> GradeReport:
