@@ -112,6 +112,7 @@ def cmd_grade_cohort(args) -> int:
 
 def _grade_cohort(args, files: contextlib.ExitStack) -> int:
     from autograder.cohort.grade import CohortInputError, grade_cohort  # lazy: a subcommand loads only its own layer
+    from autograder.cohort.layouts import IdRegistryError  # lazy: a subcommand loads only its own layer
     from autograder.cohort.handscores import remember_gradebook  # lazy: a subcommand loads only its own layer
     from autograder.cohort.outputs import (  # lazy: a subcommand loads only its own layer
         hand_scores,
@@ -133,7 +134,7 @@ def _grade_cohort(args, files: contextlib.ExitStack) -> int:
                                call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
                                memory_mb=args.memory or cfg.MEMORY_MB, scheduler=args.scheduler,
                                progress=not args.quiet, isolation=args.isolation, keep_files=files)
-    except CohortInputError as exc:
+    except (CohortInputError, IdRegistryError) as exc:
         print(f"pdl: {exc}. Nothing was graded.", file=sys.stderr)
         return 2
     if args.isolation == "process":

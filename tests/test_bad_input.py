@@ -177,3 +177,20 @@ def test_a_corrupt_or_missing_submissions_zip_is_refused(damage, says, cohort, t
         assert "re-download it" in err
     _nothing_written(out, db)
     assert list(scratch.iterdir()) == []
+
+
+def test_a_damaged_id_registry_is_refused_without_a_traceback(tmp_path):
+    """A hand-edited <out>/ids.json that no longer says who is who stops the run, in words."""
+    import subprocess
+    import sys
+
+    subs = tmp_path / "subs"
+    (subs / "ada").mkdir(parents=True)
+    (subs / "ada" / "ex2_3_ising_perceptron.ipynb").write_text("{}")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "ids.json").write_text("[1, 2, 3]")
+    run = subprocess.run([sys.executable, "-m", "autograder.cli", "grade-cohort", str(subs), "--assignment",
+                          "ex2_3_ising_perceptron", "--out", str(out), "--no-gradebook"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and "ids.json" in run.stderr, run.stderr[-2000:]

@@ -69,7 +69,7 @@ def write_rows(path: Path, rows: list[list]) -> None:
     csv.writer(buf).writerows([[csv_cell(v) for v in row] for row in rows])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(buf.getvalue())
+    tmp.write_text(buf.getvalue(), encoding="utf-8")  # names as written, whatever the locale
     os.replace(tmp, path)
 
 
