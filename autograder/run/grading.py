@@ -53,7 +53,6 @@ from autograder.run.testing import StudentError, points_of
 SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
 MAX_RESTARTS = 3  # runs of the notebook after the first, whatever the cause: hangs, crashes, forged answers
 MAX_ERRORS = 30   # grader notes kept in one report
-LARGE_ANSWER = 2**20  # bytes: an answer this large is checked against the reference's before a test sees it
 
 
 class GraderError(RuntimeError):
@@ -294,7 +293,7 @@ class SandboxStudent:
                     value = protocol.decode(answer.get("value"))
                 except (protocol.ProtocolError, ValueError, TypeError) as exc:
                     raise StudentError("invalid", f"{name} returned unreadable data: {exc}") from None
-                if _payload_bytes(value) > LARGE_ANSWER:
+                if _payload_bytes(value) > protocol.LARGE:  # one threshold with the worker's skeletons
                     self.large_answers = True
                     wrong = "" if supplied else self._contract_problem(name, args, kwargs, value)
                     if wrong:
