@@ -723,6 +723,10 @@ def test_kappa4_gaussian_zero(student):
     assert_close(student.kappa3_from_moments(*m[:3]), np.zeros(5), rtol=0, atol=1e-9, name="kappa_3 (Gaussian)")
 
 
+# False-fail budget 1e-4 (any course seed): not a statistical test. On the same data the plug-in
+# cumulants and the unbiased k-statistics differ by O(1/n) relative terms: 3/n of kappa_3 and at
+# most about 7 mu_4/n + 6 mu_2^2/n for kappa_4, i.e. below 1e-4 sd^3 and 1e-3 sd^4 for these
+# three distributions unless the sample kurtosis of 1e5 draws exceeds 25 (far beyond 1e-4).
 @points(2)
 def test_kappas_match_kstat_on_samples(student):
     "plug-in kappa_3 and kappa_4 from sample moments agree with scipy.stats.kstat (up to O(1/n))"
@@ -736,6 +740,73 @@ def test_kappas_match_kstat_on_samples(student):
         # the unbiased k-statistics differ from the plug-in values by O(1/n) relative terms
         assert_close(student.kappa3_from_moments(*m[:3]), k3, rtol=1e-3, atol=1e-3 * sd**3, name="kappa_3 vs kstat")
         assert_close(student.kappa4_from_moments(*m), k4, rtol=2e-3, atol=2e-3 * sd**4, name="kappa_4 vs kstat")
+
+
+@points(1)
+def test_free_energy_source_shapes(student):
+    "free_energy: a float source (zero included) gives a float, an array of sources (one or none) an array of its shape"
+    rng = rng_for("free_energy_source_shapes")
+    E, grid, beta = _poly_problem(rng)
+    O = np.sin(grid) + 0.5 * grid
+    for J in [0.0, float(rng.uniform(0.1, 0.5))]:
+        got = student.free_energy(E, O, beta, J, grid)
+        assert np.ndim(got) == 0, "a float J should give one number (a float), not an array"
+        assert_close(got, ref.free_energy(E, O, beta, J, grid), rtol=1e-9, atol=1e-9, name=f"F at one float source")
+    for J in [np.zeros(1), rng.uniform(-0.5, 0.5, 1), np.zeros(0)]:
+        got = np.asarray(student.free_energy(E, O, beta, J, grid), dtype=float)
+        assert got.shape == J.shape, f"an array of {J.size} source(s) should give an array of shape {J.shape}"
+        assert_close(got, ref.free_energy(E, O, beta, J, grid), rtol=1e-9, atol=1e-9,
+                     name=f"F at an array of {J.size} source(s)")
+
+
+@points(1)
+def test_free_energy_callables_and_beta_range(student):
+    "free_energy with callable energy and observable, at small and large beta"
+    rng = rng_for("free_energy_callables_and_beta_range")
+    # E = cos(theta) on one period [0, 2 pi] (minimum at pi), O = sin(theta); the grid resolves
+    # the well of width 1/sqrt(beta) at the largest beta with hundreds of points
+    grid = np.linspace(0.0, 2 * np.pi, 20001)
+    for beta in [float(rng.uniform(0.01, 0.05)), float(rng.uniform(1.0, 3.0)), float(rng.uniform(100.0, 300.0))]:
+        J = rng.uniform(-1, 1, 3) * np.sqrt(beta)
+        assert_close(student.free_energy(Fn("cos"), Fn("sin"), beta, J, grid),
+                     ref.free_energy(Fn("cos").resolve(), Fn("sin").resolve(), beta, J, grid),
+                     rtol=1e-8, atol=1e-8, name=f"F with callable E and O, beta = {beta:.3g}")
+        assert_close(student.free_energy(np.cos(grid), np.sin(grid), beta, J, grid),
+                     ref.free_energy(np.cos(grid), np.sin(grid), beta, J, grid),
+                     rtol=1e-8, atol=1e-8, name=f"F with arrays E and O, beta = {beta:.3g}")
+
+
+@points(1)
+def test_cumulants_shape_and_high_order(student):
+    "cumulants_from_free_energy returns an array of `order` values, for order 1 and up to 8"
+    rng = rng_for("cumulants_shape_and_high_order")
+    E, grid, beta = _poly_problem(rng)
+    O = grid + 0.3 * np.sin(grid)
+    for order in (1, int(rng.integers(7, 9))):
+        got = np.asarray(student.cumulants_from_free_energy(E, O, beta, grid, order), dtype=float)
+        assert got.shape == (order,), f"order={order} should give an array of shape ({order},)"
+        scale = _scale(E, O, beta, grid, order)
+        assert_close(got / scale, ref.cumulants_from_free_energy(E, O, beta, grid, order) / scale,
+                     rtol=1e-5, atol=1e-5, name=f"kappa_p / kappa_2^(p/2), p = 1..{order}")
+
+
+@points(1)
+def test_kappas_broadcast_and_float(student):
+    "kappa3_from_moments and kappa4_from_moments broadcast moments of different shapes; floats give a float"
+    rng = rng_for("kappas_broadcast_and_float")
+    mu, s2, g = rng.uniform(-2, 2, (2, 1)), rng.uniform(0.3, 2, 3), float(rng.uniform(-1, 1))
+    # the formulas are polynomials in the moments: any numbers are valid inputs
+    m1, m2 = mu, mu**2 + s2
+    m3, m4 = float(g), mu**4 + 6 * mu**2 * s2 + 3 * s2**2 + g
+    assert_close(student.kappa3_from_moments(m1, m2, m3), ref.kappa3_from_moments(m1, m2, m3),
+                 rtol=1e-9, atol=1e-10, name="kappa_3 from moments of shapes (2, 1), (3,) and a float")
+    assert_close(student.kappa4_from_moments(m1, m2, m3, m4), ref.kappa4_from_moments(m1, m2, m3, m4),
+                 rtol=1e-9, atol=1e-10, name="kappa_4 from moments of shapes (2, 1), (3,), a float and (2, 3)")
+    f = [float(rng.uniform(-1, 1)), float(rng.uniform(1, 2)), float(rng.uniform(-1, 1)), float(rng.uniform(2, 5))]
+    for got, name in [(student.kappa3_from_moments(*f[:3]), "kappa_3"), (student.kappa4_from_moments(*f), "kappa_4")]:
+        assert np.ndim(got) == 0, f"{name} of float moments should be one number"
+    assert_close(student.kappa4_from_moments(*f), ref.kappa4_from_moments(*f), rtol=1e-9, atol=1e-10,
+                 name="kappa_4 of float moments")
 
 
 # %% tags=["wrong"]
