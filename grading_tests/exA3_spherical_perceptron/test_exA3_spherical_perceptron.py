@@ -51,6 +51,19 @@ def test_spherical_annealed_action_endpoints(student):
 
 
 @points(1)
+def test_overlap_density_large_N(student):
+    "overlap_density at the largest promised dimensions, N up to 1e5, and at a float R"
+    rng = rng_for("overlap_density_large_N")
+    for N in [int(rng.integers(20000, 100000)), 100000]:
+        R = rng.uniform(-1, 1, 10) * 4 / np.sqrt(N)      # within 4 standard deviations of R = 0
+        assert_close(student.overlap_density(R, N), ref.overlap_density(R, N), rtol=1e-8, atol=1e-300,
+                     name=f"overlap_density(R, N={N})")
+    r, N = float(rng.uniform(-0.9, 0.9)), int(rng.integers(4, 50))
+    assert_close(student.overlap_density(r, N), ref.overlap_density(r, N), rtol=1e-8, atol=1e-300,
+                 name=f"overlap_density({r:.3f}, {N})")
+
+
+@points(1)
 def test_stationary_load(student):
     "stationary_load on random overlaps in [0, 1)"
     rng = rng_for("stationary_load")
@@ -67,6 +80,28 @@ def test_spherical_minimizer(student):
     for a in loads:
         assert_close(student.spherical_minimizer(float(a)), ref.spherical_minimizer(float(a)),
                      rtol=1e-8, atol=1e-11, name=f"spherical_minimizer({a:.4f})")
+
+
+@points(1)
+def test_stationary_load_edges(student):
+    "stationary_load at R = 0 and close to R = 1, one float at a time"
+    rng = rng_for("stationary_load_edges")
+    for r in [0.0, 1 - 10.0 ** -rng.uniform(4, 6), float(rng.uniform(0.0, 0.9))]:
+        assert_close(student.stationary_load(r), ref.stationary_load(r), rtol=1e-9, atol=1e-12, name=f"stationary_load(1 - {1 - r:.2e})")
+
+
+@points(1)
+def test_spherical_minimizer_large_loads(student):
+    "spherical_minimizer at large loads, up to 1e6, to the accuracy its docstring promises"
+    rng = rng_for("spherical_minimizer_large_loads")
+    loads = np.concatenate([[1e6], np.exp(rng.uniform(np.log(1e2), np.log(1e6), 4))])
+    for a in loads:
+        actual = student.spherical_minimizer(float(a))
+        assert len(actual) == 2, "spherical_minimizer should return a tuple of two floats (R_star, S_star)"
+        R_exp, S_exp = ref.spherical_minimizer(float(a))
+        assert_close(actual[1], S_exp, rtol=1e-9, atol=0.0, name=f"S_star at alpha = {a:.4g}")
+        # 1 - R* is ~(pi/alpha)^2/2 here: held to ~10 float steps near 1 (the docstring: absolute ~1e-16)
+        assert_close(actual[0], R_exp, rtol=0.0, atol=1e-15, name=f"R_star at alpha = {a:.4g}")
 
 
 @points(2)
@@ -86,6 +121,9 @@ def test_annealed_learning_curve_large_loads(student):
     # eps ~ 1/alpha is small here: a relative tolerance only (an absolute one would hide the digits)
     assert_close(student.annealed_learning_curve(loads), ref.annealed_learning_curve(loads),
                  rtol=1e-8, atol=0.0, name="annealed_learning_curve(alpha), alpha in [1e4, 1e6]")
+    for a in [0.0, float(loads[0])]:    # one float load at a time, zero included
+        assert_close(student.annealed_learning_curve(a), ref.annealed_learning_curve(a), rtol=1e-8, atol=0.0,
+                     name=f"annealed_learning_curve({a:.4g})")
 
 
 @points(2)

@@ -633,6 +633,19 @@ def test_spherical_annealed_action_endpoints(student):
 
 
 @points(1)
+def test_overlap_density_large_N(student):
+    "overlap_density at the largest promised dimensions, N up to 1e5, and at a float R"
+    rng = rng_for("overlap_density_large_N")
+    for N in [int(rng.integers(20000, 100000)), 100000]:
+        R = rng.uniform(-1, 1, 10) * 4 / np.sqrt(N)      # within 4 standard deviations of R = 0
+        assert_close(student.overlap_density(R, N), ref.overlap_density(R, N), rtol=1e-8, atol=1e-300,
+                     name=f"overlap_density(R, N={N})")
+    r, N = float(rng.uniform(-0.9, 0.9)), int(rng.integers(4, 50))
+    assert_close(student.overlap_density(r, N), ref.overlap_density(r, N), rtol=1e-8, atol=1e-300,
+                 name=f"overlap_density({r:.3f}, {N})")
+
+
+@points(1)
 def test_stationary_load(student):
     "stationary_load on random overlaps in [0, 1)"
     rng = rng_for("stationary_load")
@@ -649,6 +662,28 @@ def test_spherical_minimizer(student):
     for a in loads:
         assert_close(student.spherical_minimizer(float(a)), ref.spherical_minimizer(float(a)),
                      rtol=1e-8, atol=1e-11, name=f"spherical_minimizer({a:.4f})")
+
+
+@points(1)
+def test_stationary_load_edges(student):
+    "stationary_load at R = 0 and close to R = 1, one float at a time"
+    rng = rng_for("stationary_load_edges")
+    for r in [0.0, 1 - 10.0 ** -rng.uniform(4, 6), float(rng.uniform(0.0, 0.9))]:
+        assert_close(student.stationary_load(r), ref.stationary_load(r), rtol=1e-9, atol=1e-12, name=f"stationary_load(1 - {1 - r:.2e})")
+
+
+@points(1)
+def test_spherical_minimizer_large_loads(student):
+    "spherical_minimizer at large loads, up to 1e6, to the accuracy its docstring promises"
+    rng = rng_for("spherical_minimizer_large_loads")
+    loads = np.concatenate([[1e6], np.exp(rng.uniform(np.log(1e2), np.log(1e6), 4))])
+    for a in loads:
+        actual = student.spherical_minimizer(float(a))
+        assert len(actual) == 2, "spherical_minimizer should return a tuple of two floats (R_star, S_star)"
+        R_exp, S_exp = ref.spherical_minimizer(float(a))
+        assert_close(actual[1], S_exp, rtol=1e-9, atol=0.0, name=f"S_star at alpha = {a:.4g}")
+        # 1 - R* is ~(pi/alpha)^2/2 here: held to ~10 float steps near 1 (the docstring: absolute ~1e-16)
+        assert_close(actual[0], R_exp, rtol=0.0, atol=1e-15, name=f"R_star at alpha = {a:.4g}")
 
 
 @points(2)
@@ -668,6 +703,9 @@ def test_annealed_learning_curve_large_loads(student):
     # eps ~ 1/alpha is small here: a relative tolerance only (an absolute one would hide the digits)
     assert_close(student.annealed_learning_curve(loads), ref.annealed_learning_curve(loads),
                  rtol=1e-8, atol=0.0, name="annealed_learning_curve(alpha), alpha in [1e4, 1e6]")
+    for a in [0.0, float(loads[0])]:    # one float load at a time, zero included
+        assert_close(student.annealed_learning_curve(a), ref.annealed_learning_curve(a), rtol=1e-8, atol=0.0,
+                     name=f"annealed_learning_curve({a:.4g})")
 
 
 @points(2)
@@ -689,6 +727,16 @@ def overlap_density(R, N):
     R = np.asarray(R, dtype=float)
     log_norm = special.gammaln(N / 2 + 0.5) - special.gammaln(N / 2) - 0.5 * np.log(np.pi)
     return np.exp(log_norm + (N - 2) / 2 * np.log1p(-R * R))
+
+
+# %% tags=["wrong"]
+# wrong: normalization Gamma(N/2) / Gamma((N-1)/2) with special.gamma, which overflows beyond N ~ 340
+# hint: Γ(N/2) overflows a float beyond N ≈ 340, and inf/inf is nan: compute the logarithm of the density
+#   (scipy.special.gammaln) and exponentiate at the end (Appendix A.3, Exercise A.2(a)).
+def overlap_density(R, N):
+    R = np.asarray(R, dtype=float)
+    norm = special.gamma(N / 2) / (np.sqrt(np.pi) * special.gamma((N - 1) / 2))
+    return norm * (1 - R * R) ** ((N - 3) / 2)
 
 
 # %% tags=["wrong"]
@@ -727,6 +775,18 @@ def spherical_minimizer(alpha):
 
 def annealed_learning_curve(alpha):
     return np.vectorize(lambda a: float(generalization_error(spherical_minimizer(a)[0])))(alpha)
+
+
+# %% tags=["wrong"]
+# wrong: minimizer by brentq on alpha(R) = alpha in R with brentq's default xtol (2e-12), S from that R
+# hint: At large α, R* lies within about (π/α)²/2 of 1, so a root finder in R with an absolute tolerance of
+#   ~1e-12 loses 1 − R* and with it S_ann(R*): solve (A.9) in the angle, (π − φ) cot φ = α, to full
+#   precision (Exercise A.2(b)).
+def spherical_minimizer(alpha):
+    if alpha <= 0:
+        return 0.0, 0.0
+    R = optimize.brentq(lambda r: stationary_load(r) - alpha, 0.0, 1 - 1e-15)
+    return float(R), float(spherical_annealed_action(R, alpha))
 
 
 # %% tags=["wrong"]
