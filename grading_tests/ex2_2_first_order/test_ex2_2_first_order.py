@@ -85,7 +85,7 @@ def test_peak_height_and_width(student):
         a = float(rng.choice([-1, 1]) * rng.uniform(0.3, 2.5))
         Bc = float(rng.uniform(-1, 1))
         assert_close(student.peak_height_and_width(N, a, Bc), ref.peak_height_and_width(N, a, Bc),
-                     rtol=1e-5, atol=0.0, name=f"(height, width) at N={N}, a={a:.2f}")
+                     rtol=2e-6, atol=0.0, name=f"(height, width) at N={N}, a={a:.2f}")
 
 
 @points(1)
@@ -96,7 +96,7 @@ def test_peak_height_and_width_extreme_slopes(student):
                  (int(rng.integers(2, 9)), -float(rng.uniform(20.0, 40.0)))]:
         Bc = float(rng.uniform(-1, 1))
         assert_close(student.peak_height_and_width(N, a, Bc), ref.peak_height_and_width(N, a, Bc),
-                     rtol=1e-5, atol=0.0, name=f"(height, width) at N={N}, a={a:.3f}")
+                     rtol=2e-6, atol=0.0, name=f"(height, width) at N={N}, a={a:.3f}")
 
 
 @points(2)
@@ -112,3 +112,56 @@ def test_scaling_exponents(student):
     Ns = sorted(int(n) for n in rng.integers(50, 50_000, 4))
     assert_close(student.scaling_exponents(Ns, a, Bc), ref.scaling_exponents(Ns, a, Bc), rtol=0, atol=2e-3,
                  name=f"(height exponent, width exponent), a={a:.2f}")
+
+
+@points(1)
+def test_scalar_field_gives_float(student):
+    "a float field B (B = Bc = 0.0 included) gives one number, from all four functions of B"
+    rng = rng_for("scalar_field_gives_float")
+    a = float(rng.choice([-1, 1]) * rng.uniform(0.3, 2.5))
+    cases = [(0.0, 0.0, int(rng.integers(2, 50))), (float(rng.uniform(-1, 1)), 0.0, 1e6),
+             (float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1)), float(rng.integers(1, 30)))]
+    for B, Bc, N in cases:
+        for fn in ["two_phase_free_energy", "basin_occupation", "dphi_dB", "susceptibility"]:
+            got = getattr(student, fn)(B, N, a, Bc)
+            assert np.ndim(got) == 0, f"{fn} of a float B should be one number (a float), not an array"
+            expected = getattr(ref, fn)(B, N, a, Bc)
+            assert_close(got, expected, rtol=1e-9, atol=1e-15 * max(1.0, N * a * a),
+                         name=f"{fn} at one field, N={N:g}, Bc={Bc:g}")
+
+
+@points(1)
+def test_huge_N(student):
+    "all four functions of B at N = 1e9 and 1e12 (beyond 1e6), Bc = 0, both signs of a"
+    rng = rng_for("huge_N")
+    for N in [1e9, 1e12]:
+        a = float(rng.choice([-1, 1]) * rng.uniform(0.3, 2.5))
+        B = np.concatenate([rng.uniform(-6, 6, 8) / (N * abs(a)), [0.0], rng.uniform(-1, 1, 3)])
+        for fn, atol in [("two_phase_free_energy", 1e-15 / N), ("basin_occupation", 1e-12),
+                         ("dphi_dB", 1e-12), ("susceptibility", 1e-9 * N * a * a)]:
+            assert_close(getattr(student, fn)(B, N, a, 0.0), getattr(ref, fn)(B, N, a, 0.0),
+                         rtol=1e-8, atol=atol, name=f"{fn} at N={N:g}, a={a:.2f}")
+
+
+@points(1)
+def test_peak_height_and_width_largest_N(student):
+    "peak_height_and_width at the top of the promised range of N (up to 1e7), to the promised accuracy"
+    rng = rng_for("peak_height_and_width_largest_N")
+    for N in [1e7, int(rng.integers(2 * 10**6, 10**7))]:
+        a = float(rng.choice([-1, 1]) * rng.uniform(0.3, 2.5))
+        Bc = float(rng.uniform(-1, 1))
+        got = student.peak_height_and_width(N, a, Bc)
+        assert np.ndim(got[0]) == 0 and np.ndim(got[1]) == 0, "expected (height, width), two numbers"
+        assert_close(got, ref.peak_height_and_width(N, a, Bc), rtol=2e-6, atol=0.0,
+                     name=f"(height, width) at N={N:g}, a={a:.2f}")
+
+
+@points(1)
+def test_scaling_exponents_two_sizes(student):
+    "scaling_exponents from an array of just two sizes, from N = 1 to the largest N"
+    rng = rng_for("scaling_exponents_two_sizes")
+    a = float(rng.choice([-1, 1]) * rng.uniform(0.3, 2.5))
+    Bc = float(rng.uniform(-1, 1))
+    for Ns in [np.array([1, int(rng.integers(2, 20))]), np.array([int(rng.integers(10, 1000)), 10**7])]:
+        assert_close(student.scaling_exponents(Ns, a, Bc), ref.scaling_exponents(Ns, a, Bc), rtol=0, atol=2e-3,
+                     name=f"(height exponent, width exponent) from two sizes, a={a:.2f}")
