@@ -39,6 +39,61 @@ def test_variance_map_quadrature_accuracy(student):
                  rtol=1e-7, atol=0, name="E[tanh(sqrt(q) z)^2] at large q")
 
 
+@points(1)
+def test_variance_map_shapes_and_edges(student):
+    "variance_map: a float for a scalar q, the shape of q for arrays, V(0) = sigma_b, with and without bias"
+    rng = rng_for("variance_map_shapes_and_edges")
+    q2 = rng.uniform(0.0, 10.0, size=(2, 3))
+    for phi in ["tanh", "relu", "erf"]:
+        sw, sb = float(rng.uniform(0.5, 4.0)), float(rng.uniform(0.05, 1.0))
+        for b in [sb, 0.0]:
+            v0 = student.variance_map(0.0, sw, b, phi)
+            assert np.shape(v0) == (), f"variance_map(0.0, ..., {phi!r}) should be a float for a scalar q"
+            assert_close(v0, ref.variance_map(0.0, sw, b, phi), rtol=1e-9, atol=1e-15,
+                         name=f"variance_map(0, {sw:.3f}, {b:.3f}, {phi!r})")
+        out = student.variance_map(q2, sw, sb, phi)
+        assert np.shape(out) == q2.shape, f"variance_map on a 2-d array of q should keep its shape ({phi!r})"
+        assert_close(out, ref.variance_map(q2, sw, sb, phi), rtol=1e-7, atol=1e-12,
+                     name=f"variance_map(2-d q, {sw:.3f}, {sb:.3f}, {phi!r})")
+
+
+@points(1)
+def test_variance_map_range_endpoints(student):
+    "variance_map for tanh and erf without bias at the ends of 0 <= q <= 10 (tiny q and q = 10), to the stated relative accuracy"
+    rng = rng_for("variance_map_range_endpoints")
+    q = np.array([10.0, float(rng.uniform(1e-7, 1e-6)), float(rng.uniform(1e-4, 1e-3))])
+    for phi in ["tanh", "erf"]:
+        sw = float(rng.uniform(0.5, 4.0))
+        assert_close(student.variance_map(q, sw, 0.0, phi), ref.variance_map(q, sw, 0.0, phi), rtol=5e-7, atol=0,
+                     name=f"variance_map(q, {sw:.3f}, 0, {phi!r}) at q = 10 and at tiny q")
+
+
+@points(1)
+def test_fixed_point_far_from_origin(student):
+    "fixed_point_q and chi1 for tanh and erf with large weight and bias variances (q* far beyond 10)"
+    rng = rng_for("fixed_point_far_from_origin")
+    for sw, sb in [(float(rng.uniform(20.0, 40.0)), float(rng.uniform(5.0, 15.0))),
+                   (float(rng.uniform(100.0, 200.0)), float(rng.uniform(50.0, 100.0)))]:
+        for phi in ["tanh", "erf"]:
+            assert_close(student.fixed_point_q(sw, sb, phi), ref.fixed_point_q(sw, sb, phi), rtol=1e-6, atol=0,
+                         name=f"fixed_point_q({sw:.2f}, {sb:.2f}, {phi!r})")
+            assert_close(student.chi1(sw, sb, phi), ref.chi1(sw, sb, phi), rtol=1e-6, atol=0,
+                         name=f"chi1({sw:.2f}, {sb:.2f}, {phi!r})")
+
+
+@points(1)
+def test_no_bias_both_branches(student):
+    "chi1 and correlation_depth without bias for tanh and erf, on both sides of sigma_w phi'(0)^2 = 1"
+    rng = rng_for("no_bias_both_branches")
+    for phi, sws in [("tanh", [float(rng.uniform(0.3, 0.95)), float(rng.uniform(1.1, 3.0))]),
+                     ("erf", [float(rng.uniform(0.3, 0.75)), float(rng.uniform(0.85, 3.0))])]:
+        for sw in sws:
+            assert_close(student.chi1(sw, 0.0, phi), ref.chi1(sw, 0.0, phi), rtol=1e-6, atol=1e-12,
+                         name=f"chi1({sw:.3f}, 0, {phi!r})")
+            assert_close(student.correlation_depth(sw, 0.0, phi), ref.correlation_depth(sw, 0.0, phi),
+                         rtol=1e-5, atol=1e-9, name=f"correlation_depth({sw:.3f}, 0, {phi!r})")
+
+
 @points(2)
 def test_fixed_point_q_tanh_erf(student):
     "fixed_point_q for tanh and erf at random (sigma_w, sigma_b) with a bias"

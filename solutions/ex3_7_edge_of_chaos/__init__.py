@@ -72,7 +72,8 @@ def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
     Returns:
         float: q* = lim_{l -> inf} V^l(q0).
         tanh, erf: the unique attracting fixed point (q* = 0 if sigma_b = 0 and
-        sigma_w phi'(0)^2 <= 1, with phi'(0)^2 = 1 for tanh, 4/pi for erf), to a relative 1e-9.
+        sigma_w phi'(0)^2 <= 1, with phi'(0)^2 = 1 for tanh, 4/pi for erf), to a relative 1e-7
+        (the accuracy of the Gaussian expectations; the root itself found to 1e-9 or better).
         relu: sigma_b / (1 - sigma_w / 2) if sigma_w < 2; q0 if sigma_w == 2 and sigma_b == 0;
         float('inf') otherwise (the variance grows without bound).
     """

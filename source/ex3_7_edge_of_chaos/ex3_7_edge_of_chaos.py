@@ -178,7 +178,8 @@ def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
     Returns:
         float: q* = lim_{l -> inf} V^l(q0).
         tanh, erf: the unique attracting fixed point (q* = 0 if sigma_b = 0 and
-        sigma_w phi'(0)^2 <= 1, with phi'(0)^2 = 1 for tanh, 4/pi for erf), to a relative 1e-9.
+        sigma_w phi'(0)^2 <= 1, with phi'(0)^2 = 1 for tanh, 4/pi for erf), to a relative 1e-7
+        (the accuracy of the Gaussian expectations; the root itself found to 1e-9 or better).
         relu: sigma_b / (1 - sigma_w / 2) if sigma_w < 2; q0 if sigma_w == 2 and sigma_b == 0;
         float('inf') otherwise (the variance grows without bound).
     """
@@ -735,6 +736,61 @@ def test_variance_map_quadrature_accuracy(student):
                  rtol=1e-7, atol=0, name="E[tanh(sqrt(q) z)^2] at large q")
 
 
+@points(1)
+def test_variance_map_shapes_and_edges(student):
+    "variance_map: a float for a scalar q, the shape of q for arrays, V(0) = sigma_b, with and without bias"
+    rng = rng_for("variance_map_shapes_and_edges")
+    q2 = rng.uniform(0.0, 10.0, size=(2, 3))
+    for phi in ["tanh", "relu", "erf"]:
+        sw, sb = float(rng.uniform(0.5, 4.0)), float(rng.uniform(0.05, 1.0))
+        for b in [sb, 0.0]:
+            v0 = student.variance_map(0.0, sw, b, phi)
+            assert np.shape(v0) == (), f"variance_map(0.0, ..., {phi!r}) should be a float for a scalar q"
+            assert_close(v0, ref.variance_map(0.0, sw, b, phi), rtol=1e-9, atol=1e-15,
+                         name=f"variance_map(0, {sw:.3f}, {b:.3f}, {phi!r})")
+        out = student.variance_map(q2, sw, sb, phi)
+        assert np.shape(out) == q2.shape, f"variance_map on a 2-d array of q should keep its shape ({phi!r})"
+        assert_close(out, ref.variance_map(q2, sw, sb, phi), rtol=1e-7, atol=1e-12,
+                     name=f"variance_map(2-d q, {sw:.3f}, {sb:.3f}, {phi!r})")
+
+
+@points(1)
+def test_variance_map_range_endpoints(student):
+    "variance_map for tanh and erf without bias at the ends of 0 <= q <= 10 (tiny q and q = 10), to the stated relative accuracy"
+    rng = rng_for("variance_map_range_endpoints")
+    q = np.array([10.0, float(rng.uniform(1e-7, 1e-6)), float(rng.uniform(1e-4, 1e-3))])
+    for phi in ["tanh", "erf"]:
+        sw = float(rng.uniform(0.5, 4.0))
+        assert_close(student.variance_map(q, sw, 0.0, phi), ref.variance_map(q, sw, 0.0, phi), rtol=5e-7, atol=0,
+                     name=f"variance_map(q, {sw:.3f}, 0, {phi!r}) at q = 10 and at tiny q")
+
+
+@points(1)
+def test_fixed_point_far_from_origin(student):
+    "fixed_point_q and chi1 for tanh and erf with large weight and bias variances (q* far beyond 10)"
+    rng = rng_for("fixed_point_far_from_origin")
+    for sw, sb in [(float(rng.uniform(20.0, 40.0)), float(rng.uniform(5.0, 15.0))),
+                   (float(rng.uniform(100.0, 200.0)), float(rng.uniform(50.0, 100.0)))]:
+        for phi in ["tanh", "erf"]:
+            assert_close(student.fixed_point_q(sw, sb, phi), ref.fixed_point_q(sw, sb, phi), rtol=1e-6, atol=0,
+                         name=f"fixed_point_q({sw:.2f}, {sb:.2f}, {phi!r})")
+            assert_close(student.chi1(sw, sb, phi), ref.chi1(sw, sb, phi), rtol=1e-6, atol=0,
+                         name=f"chi1({sw:.2f}, {sb:.2f}, {phi!r})")
+
+
+@points(1)
+def test_no_bias_both_branches(student):
+    "chi1 and correlation_depth without bias for tanh and erf, on both sides of sigma_w phi'(0)^2 = 1"
+    rng = rng_for("no_bias_both_branches")
+    for phi, sws in [("tanh", [float(rng.uniform(0.3, 0.95)), float(rng.uniform(1.1, 3.0))]),
+                     ("erf", [float(rng.uniform(0.3, 0.75)), float(rng.uniform(0.85, 3.0))])]:
+        for sw in sws:
+            assert_close(student.chi1(sw, 0.0, phi), ref.chi1(sw, 0.0, phi), rtol=1e-6, atol=1e-12,
+                         name=f"chi1({sw:.3f}, 0, {phi!r})")
+            assert_close(student.correlation_depth(sw, 0.0, phi), ref.correlation_depth(sw, 0.0, phi),
+                         rtol=1e-5, atol=1e-9, name=f"correlation_depth({sw:.3f}, 0, {phi!r})")
+
+
 @points(2)
 def test_fixed_point_q_tanh_erf(student):
     "fixed_point_q for tanh and erf at random (sigma_w, sigma_b) with a bias"
@@ -937,6 +993,47 @@ def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
     if phi == "relu" and sigma_w != 2.0:
         return sigma_b / (1 - sigma_w / 2)
     return _fp_right(sigma_w, sigma_b, phi, q0)
+
+
+# %% tags=["wrong"]
+# wrong: without bias, the root finder bracket starts at q = 0 and returns the unstable fixed point q = 0
+# hint: Without bias q = 0 is always a fixed point, but for σ_w φ'(0)² > 1 it is unstable: q* is the
+#   attracting fixed point, the limit of iterating V from q0 > 0 (Section 3.7).
+_fp_right = fixed_point_q
+
+
+def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
+    if phi != "relu" and sigma_b == 0.0:
+        return 0.0
+    return _fp_right(sigma_w, sigma_b, phi, q0)
+
+
+# %% tags=["wrong"]
+# wrong: fixed point searched only on 0 <= q <= 10, the range where the quadrature is accurate
+# hint: q* can lie far from the origin: V(q) < σ_w + σ_b for tanh and erf, so search for the root of
+#   V(q) − q on [0, σ_w + σ_b] (or iterate the map), not on a fixed interval (Section 3.7).
+_fp_right = fixed_point_q
+
+
+def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
+    if phi == "relu":
+        return _fp_right(sigma_w, sigma_b, phi, q0)
+    res = optimize.minimize_scalar(lambda q: (variance_map(q, sigma_w, sigma_b, phi) - q) ** 2,
+                                   bounds=(0.0, 10.0), method="bounded", options={"xatol": 1e-12})
+    return float(res.x) if sigma_b > 0 or sigma_w * _SLOPE_AT_ZERO_SQ[phi] > 1 else 0.0
+
+
+# %% tags=["wrong"]
+# wrong: a scalar-only loop over q.ravel(): a 2-d array of q comes back flattened
+# hint: The variance map acts on each q separately: return an array of the shape of q (a float for a
+#   scalar q), whatever the shape of q (Section 3.7).
+_vm_right2 = variance_map
+
+
+def variance_map(q, sigma_w, sigma_b, phi):
+    qa = np.asarray(q, dtype=float)
+    out = np.array([_vm_right2(float(v), sigma_w, sigma_b, phi) for v in qa.ravel()])
+    return float(out[0]) if qa.ndim == 0 else out
 
 
 # %% tags=["wrong"]
