@@ -30,6 +30,19 @@ def test_orthant_probability_integer_replicas(student):
                      rtol=1e-6, atol=1e-9, name=f"orthant_probability(q={q:.3f}, R={R:.3f}, Q={Q:g})")
 
 
+@points(1)
+def test_orthant_probability_extremes(student):
+    "orthant_probability with q close to 1, R^2 close to q or R negative, and many replicas"
+    rng = rng_for("orthant_probability_extremes")
+    cases = [(float(1 - 10 ** -rng.uniform(1.3, 3)), float(rng.uniform(0.9, 0.99)), float(rng.uniform(2.0, 12.0))),
+             (float(1 - 10 ** -rng.uniform(1.3, 3)), float(-rng.uniform(0.5, 0.99)), float(rng.uniform(0.5, 5.0))),
+             (float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.97, 0.995)), 0.0)]
+    for q, f, Q in cases:
+        R = f * np.sqrt(q)
+        assert_close(student.orthant_probability(q, R, Q), ref.orthant_probability(q, R, Q),
+                     rtol=1e-6, atol=1e-9, name=f"orthant_probability(q=1-{1 - q:.2e}, R={R:.4f}, Q={Q:.2f})")
+
+
 @points(2)
 def test_conjugate_field(student):
     "conjugate_field on an array of overlaps in [0, 1], endpoints included"
@@ -40,6 +53,17 @@ def test_conjugate_field(student):
     q1 = float(rng.uniform(0.2, 0.8))
     assert_close(student.conjugate_field(q1), ref.conjugate_field(q1), rtol=1e-7, atol=1e-10,
                  name=f"conjugate_field({q1:.3f}) (scalar)")
+
+
+@points(1)
+def test_conjugate_field_edges(student):
+    "conjugate_field at both ends of its range, 1 - q down to 1e-8 and small q, to its relative accuracy"
+    rng = rng_for("conjugate_field_edges")
+    near_one = 1 - np.concatenate([10 ** -rng.uniform(3, 8, 3), [1e-8]])
+    small = 10 ** -rng.uniform(3, 6, 3)
+    for q, where in [(near_one, "1 - q in [1e-8, 1e-3]"), (small, "q in [1e-6, 1e-3]")]:
+        assert_close(student.conjugate_field(q), ref.conjugate_field(q), rtol=1e-7, atol=0.0,
+                     name=f"conjugate_field(q), {where}")
 
 
 @points(2)
@@ -82,6 +106,17 @@ def test_rs_entropy(student):
                  name="rs_entropy(q[:, None], alpha[None, :])")
 
 
+@points(1)
+def test_rs_entropy_zero_load(student):
+    "rs_entropy at zero load, where only the entropic term is left, and at a float overlap"
+    rng = rng_for("rs_entropy_zero_load")
+    q = np.concatenate([[0.0, 1.0], rng.uniform(0.01, 0.99, 4)])
+    assert_close(student.rs_entropy(q, 0.0), ref.rs_entropy(q, 0.0), rtol=1e-6, atol=1e-9, name="rs_entropy(q, alpha=0)")
+    q1, a1 = float(rng.uniform(0.05, 0.95)), float(rng.uniform(0.2, 2.0))
+    assert_close(student.rs_entropy(q1, a1), ref.rs_entropy(q1, a1), rtol=1e-6, atol=1e-9,
+                 name=f"rs_entropy({q1:.3f}, {a1:.3f})")
+
+
 @points(3)
 def test_rs_saddle_points(student):
     "rs_saddle_points below the spinodal: both stationary points, sorted"
@@ -91,14 +126,25 @@ def test_rs_saddle_points(student):
         got = np.asarray(student.rs_saddle_points(float(alpha)), dtype=float)
         want = ref.rs_saddle_points(float(alpha))
         assert got.shape == want.shape, f"rs_saddle_points({alpha}): expected {want.size} stationary points"
-        assert_close(got, want, rtol=0, atol=2e-6, name=f"rs_saddle_points({alpha})")
+        assert_close(got, want, rtol=0, atol=1e-7, name=f"rs_saddle_points({alpha})")
+
+
+@points(1)
+def test_rs_saddle_points_range_ends(student):
+    "rs_saddle_points at small loads (the barrier close to q = 1) and just below the spinodal"
+    rng = rng_for("rs_saddle_points_range_ends")
+    for alpha in [0.05, float(rng.uniform(0.05, 0.25)), float(rng.uniform(1.47, 1.488))]:
+        got = np.asarray(student.rs_saddle_points(alpha), dtype=float)
+        want = ref.rs_saddle_points(alpha)
+        assert got.shape == want.shape, f"rs_saddle_points({alpha:.4f}): expected {want.size} stationary points"
+        assert_close(got, want, rtol=0, atol=1e-7, name=f"rs_saddle_points({alpha:.4f})")
 
 
 @points(1)
 def test_rs_saddle_points_beyond_spinodal(student):
     "rs_saddle_points beyond the spinodal: no stationary point"
     rng = rng_for("rs_saddle_points_beyond_spinodal")
-    for alpha in [1.53, float(rng.uniform(1.6, 4.0))]:
+    for alpha in [1.53, float(rng.uniform(1.6, 4.0)), 5.0]:
         got = np.asarray(student.rs_saddle_points(alpha), dtype=float)
         assert got.size == 0, f"rs_saddle_points({alpha:.3f}) should be empty"
 

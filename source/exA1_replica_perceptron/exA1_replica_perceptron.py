@@ -955,6 +955,19 @@ def test_orthant_probability_integer_replicas(student):
                      rtol=1e-6, atol=1e-9, name=f"orthant_probability(q={q:.3f}, R={R:.3f}, Q={Q:g})")
 
 
+@points(1)
+def test_orthant_probability_extremes(student):
+    "orthant_probability with q close to 1, R^2 close to q or R negative, and many replicas"
+    rng = rng_for("orthant_probability_extremes")
+    cases = [(float(1 - 10 ** -rng.uniform(1.3, 3)), float(rng.uniform(0.9, 0.99)), float(rng.uniform(2.0, 12.0))),
+             (float(1 - 10 ** -rng.uniform(1.3, 3)), float(-rng.uniform(0.5, 0.99)), float(rng.uniform(0.5, 5.0))),
+             (float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.97, 0.995)), 0.0)]
+    for q, f, Q in cases:
+        R = f * np.sqrt(q)
+        assert_close(student.orthant_probability(q, R, Q), ref.orthant_probability(q, R, Q),
+                     rtol=1e-6, atol=1e-9, name=f"orthant_probability(q=1-{1 - q:.2e}, R={R:.4f}, Q={Q:.2f})")
+
+
 @points(2)
 def test_conjugate_field(student):
     "conjugate_field on an array of overlaps in [0, 1], endpoints included"
@@ -965,6 +978,17 @@ def test_conjugate_field(student):
     q1 = float(rng.uniform(0.2, 0.8))
     assert_close(student.conjugate_field(q1), ref.conjugate_field(q1), rtol=1e-7, atol=1e-10,
                  name=f"conjugate_field({q1:.3f}) (scalar)")
+
+
+@points(1)
+def test_conjugate_field_edges(student):
+    "conjugate_field at both ends of its range, 1 - q down to 1e-8 and small q, to its relative accuracy"
+    rng = rng_for("conjugate_field_edges")
+    near_one = 1 - np.concatenate([10 ** -rng.uniform(3, 8, 3), [1e-8]])
+    small = 10 ** -rng.uniform(3, 6, 3)
+    for q, where in [(near_one, "1 - q in [1e-8, 1e-3]"), (small, "q in [1e-6, 1e-3]")]:
+        assert_close(student.conjugate_field(q), ref.conjugate_field(q), rtol=1e-7, atol=0.0,
+                     name=f"conjugate_field(q), {where}")
 
 
 @points(2)
@@ -1007,6 +1031,17 @@ def test_rs_entropy(student):
                  name="rs_entropy(q[:, None], alpha[None, :])")
 
 
+@points(1)
+def test_rs_entropy_zero_load(student):
+    "rs_entropy at zero load, where only the entropic term is left, and at a float overlap"
+    rng = rng_for("rs_entropy_zero_load")
+    q = np.concatenate([[0.0, 1.0], rng.uniform(0.01, 0.99, 4)])
+    assert_close(student.rs_entropy(q, 0.0), ref.rs_entropy(q, 0.0), rtol=1e-6, atol=1e-9, name="rs_entropy(q, alpha=0)")
+    q1, a1 = float(rng.uniform(0.05, 0.95)), float(rng.uniform(0.2, 2.0))
+    assert_close(student.rs_entropy(q1, a1), ref.rs_entropy(q1, a1), rtol=1e-6, atol=1e-9,
+                 name=f"rs_entropy({q1:.3f}, {a1:.3f})")
+
+
 @points(3)
 def test_rs_saddle_points(student):
     "rs_saddle_points below the spinodal: both stationary points, sorted"
@@ -1016,14 +1051,25 @@ def test_rs_saddle_points(student):
         got = np.asarray(student.rs_saddle_points(float(alpha)), dtype=float)
         want = ref.rs_saddle_points(float(alpha))
         assert got.shape == want.shape, f"rs_saddle_points({alpha}): expected {want.size} stationary points"
-        assert_close(got, want, rtol=0, atol=2e-6, name=f"rs_saddle_points({alpha})")
+        assert_close(got, want, rtol=0, atol=1e-7, name=f"rs_saddle_points({alpha})")
+
+
+@points(1)
+def test_rs_saddle_points_range_ends(student):
+    "rs_saddle_points at small loads (the barrier close to q = 1) and just below the spinodal"
+    rng = rng_for("rs_saddle_points_range_ends")
+    for alpha in [0.05, float(rng.uniform(0.05, 0.25)), float(rng.uniform(1.47, 1.488))]:
+        got = np.asarray(student.rs_saddle_points(alpha), dtype=float)
+        want = ref.rs_saddle_points(alpha)
+        assert got.shape == want.shape, f"rs_saddle_points({alpha:.4f}): expected {want.size} stationary points"
+        assert_close(got, want, rtol=0, atol=1e-7, name=f"rs_saddle_points({alpha:.4f})")
 
 
 @points(1)
 def test_rs_saddle_points_beyond_spinodal(student):
     "rs_saddle_points beyond the spinodal: no stationary point"
     rng = rng_for("rs_saddle_points_beyond_spinodal")
-    for alpha in [1.53, float(rng.uniform(1.6, 4.0))]:
+    for alpha in [1.53, float(rng.uniform(1.6, 4.0)), 5.0]:
         got = np.asarray(student.rs_saddle_points(alpha), dtype=float)
         assert got.size == 0, f"rs_saddle_points({alpha:.3f}) should be empty"
 
@@ -1058,6 +1104,33 @@ def orthant_probability(q, R, Q):
     f = lambda t: special.ndtr(a * t) * special.ndtr(g * t) ** Q * np.exp(-t * t / 2) / np.sqrt(2 * np.pi)
     return float(sum(integrate.quad(f, lo, hi, epsabs=1e-13, epsrel=1e-11, limit=200)[0]
                      for lo, hi in [(-np.inf, 0.0), (0.0, np.inf)]))
+
+
+# %% tags=["wrong"]
+# wrong: orthant probability by the provided 201-point Gauss-Hermite rule on the original integrand
+# hint: For q close to 1 the factor H(−√(q/(1 − q)) t)^Q is a sharp step at t = 0 (and so is H(−Rt/√(q − R²))
+#   for R² close to q), which a fixed Gauss–Hermite rule misses: integrate adaptively, split at t = 0
+#   (Appendix A.2, Exercise A.1(b)).
+def orthant_probability(q, R, Q):
+    a, g = R / np.sqrt(q - R * R), np.sqrt(q / (1 - q))
+    return float(2 * gaussian_average(lambda t: special.ndtr(a * t) * special.ndtr(g * t) ** Q))
+
+
+# %% tags=["wrong"]
+# wrong: conjugate field by brentq on q(qhat) = q directly (no log scale), qhat searched in [0, 20]
+# hint: As q → 1, q̂ grows like 2 log(1/(1 − q)) and 1 − q is a tiny difference: solve for log(1 − q) with
+#   an accurate average of 1 − tanh (e.g. ∫Dz 2/(1 + e^{2y})), over a bracket in q̂ that reaches far enough
+#   (Exercise A.1(d),(e)).
+def conjugate_field(q):
+    q_arr = np.asarray(q, dtype=float)
+    out = np.full(q_arr.shape, np.inf)
+    for idx, qi in np.ndenumerate(q_arr):
+        if qi <= 0:
+            out[idx] = 0.0
+        elif qi < 1:
+            f = lambda t: gaussian_average(lambda z: np.tanh(np.sqrt(t) * z + t)) - qi
+            out[idx] = optimize.brentq(f, 0.0, 20.0, xtol=1e-14) if f(20.0) > 0 else 20.0
+    return out if out.ndim else float(out)
 
 
 # %% tags=["wrong"]
@@ -1143,6 +1216,23 @@ def rs_saddle_points(alpha):
 
 
 # %% tags=["wrong"]
+# wrong: the barrier searched for in a fixed window qhat <= 15 (1 - q down to ~1e-4): missed at small loads
+# hint: Below the spinodal there are two stationary points at every load, however small: as α decreases the
+#   barrier moves exponentially close to q = 1, so search for it on a scale in 1 − q (or q̂) that reaches
+#   the end of the promised range (Exercise A.1(f)).
+def rs_saddle_points(alpha):
+    alpha = float(alpha)
+    qh_sp = _spinodal_qhat()
+    if alpha >= _stationary_load(qh_sp):
+        return np.zeros(0)
+    gap = lambda t: _stationary_load(t) - alpha
+    roots = [optimize.brentq(gap, 1e-12, qh_sp, xtol=1e-13, rtol=1e-13)]
+    if gap(15.0) < 0:
+        roots.append(optimize.brentq(gap, qh_sp, 15.0, xtol=1e-12, rtol=1e-13))
+    return np.array([float(_q_of_qhat(t)) for t in roots])
+
+
+# %% tags=["wrong"]
 # wrong: critical load taken at the spinodal, where the interior solution disappears
 # hint: The quenched α_c is where the interior solution's entropy s_RS(R*, α) falls to 0, the teacher's,
 #   so that the two exchange dominance; the interior solution disappears only later, at the spinodal
@@ -1154,7 +1244,7 @@ def quenched_critical_load():
 
 
 # %% tags=["alternative"]
-# alternative: quad for the orthant and G_E, Newton for qhat, saddle points by scanning ds/dq on a log(1-q) grid, alpha_c by brentq in alpha
+# alternative: quad for the orthant and G_E, Newton for qhat (quad for 1 - q on a log scale near q = 1), saddle points by scanning ds/dq on a log(1-q) grid, alpha_c by brentq in alpha
 def orthant_probability(q, R, Q):
     a, g = R / np.sqrt(q - R**2), np.sqrt(q / (1 - q))
     f = lambda t: 2 * special.ndtr(a * t) * special.ndtr(g * t) ** Q * np.exp(-t**2 / 2) / np.sqrt(2 * np.pi)
@@ -1175,9 +1265,20 @@ def _alt_qhat(q):
     return np.where(q > 0, qh, 0.0)
 
 
+def _alt_one_minus_q(qh):
+    """1 - q(qhat) = int Dz 2/(1 + exp(2y)), y = sqrt(qhat) z + qhat, by quad split at the step y = 0."""
+    r = np.sqrt(qh)
+    f = lambda z: 2 * special.expit(-2 * (r * z + qh)) * np.exp(-z * z / 2) / np.sqrt(2 * np.pi)
+    return sum(integrate.quad(f, lo, hi, epsabs=0.0, epsrel=1e-13, limit=200)[0] for lo, hi in [(-np.inf, -r), (-r, np.inf)])
+
+
 def conjugate_field(q):
     q = np.asarray(q, dtype=float)
     out = np.where(q >= 1, np.inf, _alt_qhat(np.where(q >= 1, 0.5, q)))
+    for idx, qi in np.ndenumerate(q):     # close to q = 1, Newton on Gauss-Hermite loses 1 - q: log scale, quad
+        if 0.9 <= qi < 1:
+            out[idx] = optimize.brentq(lambda t: np.log(_alt_one_minus_q(t)) - np.log1p(-qi), 0.1, 80.0,
+                                       xtol=1e-14, rtol=1e-14)
     return float(out) if out.ndim == 0 else out
 
 
