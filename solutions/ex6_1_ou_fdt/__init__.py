@@ -20,13 +20,14 @@ def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
 
     Args:
         k: float > 0, stiffness (relaxation rate).
-        D: float > 0, noise strength (the correlator is D delta, so sqrt(D dt) per step).
+        D: float >= 0, noise strength (the correlator is D delta, so sqrt(D dt) per step);
+            D = 0 gives the noise-free decay x[i] = (1 - k dt)^i x[0].
         dt: float > 0, time step.
         steps: int >= 0, number of steps.
         n_paths: int >= 1, number of independent paths.
         rng: int seed or np.random.Generator (use np.random.default_rng(rng)).
         x0: None (default): draw each path's start from the stationary law N(0, D/(2k));
-            a float: every path starts at x0.
+            a float (0.0 included): every path starts at x0.
     Returns:
         np.ndarray of shape (steps + 1, n_paths): row i is x at time i * dt (row 0 the start).
     """
