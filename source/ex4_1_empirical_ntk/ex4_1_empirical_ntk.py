@@ -951,6 +951,34 @@ def test_empirical_ntk_readout_term(student):
                  name="Theta with c = 0")
 
 
+@points(1)
+def test_relu_derivative_at_zero(student):
+    "tangent_features and empirical_ntk for relu when some pre-activations are exactly zero (phi'(0) = 0)"
+    rng = rng_for("relu_derivative_at_zero")
+    N, d, n = 7, 3, 5
+    prm = _params(rng, N, d, "relu")
+    prm["a"][[1, 4], :2] = 0.0                  # these two units see only the last coordinate ...
+    X = rng.normal(size=(n, d))
+    X[:, 2] = 0.0                               # ... which is zero for every input: u_i = 0 exactly
+    assert_close(student.tangent_features(prm, X), ref.tangent_features(prm, X), rtol=1e-8, atol=1e-12,
+                 name="J for a relu network with u_i = 0")
+    assert_close(student.empirical_ntk(prm, X), ref.empirical_ntk(prm, X), rtol=1e-8, atol=1e-12,
+                 name="Theta for a relu network with u_i = 0")
+
+
+@points(1)
+def test_one_input_one_unit(student):
+    "tangent_features and empirical_ntk with a single input (n = 1) and a single hidden unit (N = 1)"
+    rng = rng_for("one_input_one_unit")
+    for act, (N, d, n) in [("tanh", (1, 4, 3)), ("erf", (6, 2, 1)), ("relu", (1, 1, 1))]:
+        prm = _params(rng, N, d, act)
+        X = rng.normal(size=(n, d))
+        assert_close(student.tangent_features(prm, X), ref.tangent_features(prm, X), rtol=1e-8, atol=1e-12,
+                     name=f"J for a {act} network, N={N}, d={d}, n={n}")
+        assert_close(student.empirical_ntk(prm, X), ref.empirical_ntk(prm, X), rtol=1e-8, atol=1e-12,
+                     name=f"Theta for a {act} network, N={N}, d={d}, n={n}")
+
+
 def _deep_ntk(weights, act, X):
     """NTK of the fan-in MLP by explicit backpropagation in numpy (equal to ref.ntk_autograd, without torch)."""
     phi, dphi = ref.ACTIVATIONS[act]
@@ -993,6 +1021,31 @@ def test_ntk_autograd_deep(student):
         model = {"weights": weights, "activation": act}
         assert_close(student.ntk_autograd(model, X), _deep_ntk(weights, act, X), rtol=1e-7, atol=1e-10,
                      name=f"autograd NTK of a {act} MLP with widths {dims}")
+
+
+@points(1)
+def test_ntk_autograd_relu_and_no_hidden_layer(student):
+    "ntk_autograd on a deep relu MLP, on a single weight matrix (no hidden layer, a linear model) and on one input"
+    rng = rng_for("ntk_autograd_relu_and_no_hidden_layer")
+    for act, dims, n in [("relu", [3, 7, 5, 1], 5), ("tanh", [4, 1], 4), ("erf", [2, 6, 1], 1)]:
+        weights = [rng.normal(size=(dims[k + 1], dims[k])) for k in range(len(dims) - 1)]
+        X = rng.normal(size=(n, dims[0]))
+        model = {"weights": weights, "activation": act}
+        assert_close(student.ntk_autograd(model, X), _deep_ntk(weights, act, X), rtol=1e-7, atol=1e-10,
+                     name=f"autograd NTK of a {act} MLP with widths {dims}, n={n}")
+
+
+@points(1)
+def test_infinite_width_ntk_input_scales(student):
+    "infinite_width_ntk for relu and erf with inputs of very different norms, and a single input"
+    rng = rng_for("infinite_width_ntk_input_scales")
+    for act in ["relu", "erf"]:
+        X = rng.normal(size=(6, 4)) * np.array([1e-3, 3e-2, 1.0, 20.0, 3e2, 1e3])[:, None]
+        assert_close(student.infinite_width_ntk(X, act), ref.infinite_width_ntk(X, act), rtol=1e-7, atol=1e-12,
+                     name=f"{act} NTK, input norms from 1e-3 to 1e3")
+        x1 = rng.normal(size=(1, 3))
+        assert_close(student.infinite_width_ntk(x1, act, 0.7), ref.infinite_width_ntk(x1, act, 0.7), rtol=1e-7,
+                     atol=1e-12, name=f"{act} NTK of a single input")
 
 
 @points(2)
@@ -1058,6 +1111,32 @@ def test_lazy_prediction_infinite_time(student):
     args = (Th[n:, :n], Th[:n, :n], f0[n:], f0[:n], y, 0.9, np.inf)
     assert_close(student.lazy_prediction(*args), ref.lazy_prediction(*args), rtol=1e-7, atol=1e-10,
                  name="f_infinity at the test points")
+
+
+@points(1)
+def test_lazy_prediction_edges(student):
+    "lazy_prediction at t = 0 (also with a singular training kernel), at long times, and with one training and one test point"
+    rng = rng_for("lazy_prediction_edges")
+    n, m, P = 9, 3, 4
+    Jall = rng.normal(size=(n + m, P))
+    Th = Jall @ Jall.T
+    f0 = rng.normal(size=n + m)
+    y = rng.normal(size=n)
+    args = (Th[n:, :n], Th[:n, :n], f0[n:], f0[:n], y, 0.8, 0.0)
+    assert_close(student.lazy_prediction(*args), ref.lazy_prediction(*args), rtol=1e-9, atol=1e-12,
+                 name="f_t at t = 0 with a rank-deficient Theta_train")
+    Jall = rng.normal(size=(6, 20)) / np.sqrt(20)
+    Th = Jall @ Jall.T
+    f0 = rng.normal(size=6)
+    y = rng.normal(size=4)
+    for eta, t in [(1.3, 0.0), (0.7, 1e4)]:
+        args = (Th[4:, :4], Th[:4, :4], f0[4:], f0[:4], y, eta, t)
+        assert_close(student.lazy_prediction(*args), ref.lazy_prediction(*args), rtol=1e-7, atol=1e-10,
+                     name=f"f_t at eta={eta}, t={t:g}")
+    for t in [0.0, 2.5, np.inf]:
+        args = (Th[5:, :1], Th[:1, :1], f0[5:], f0[:1], y[:1], 0.6, t)
+        assert_close(student.lazy_prediction(*args), ref.lazy_prediction(*args), rtol=1e-7, atol=1e-10,
+                     name=f"f_t with one training and one test point, t={t}")
 
 
 @points(1)
@@ -1127,6 +1206,56 @@ def empirical_ntk(params, X):
     n_readout = np.asarray(params["c"]).size
     J = tangent_features(params, X)[:, :n_readout]
     return np.einsum("ik,jk->ij", J, J)
+
+
+# %% tags=["wrong"]
+# wrong: relu derivative taken as the step (u >= 0), so phi'(0) = 1
+# hint: For ReLU the derivative is the step with φ'(0) = 0 at u = 0 (the convention of the ACTIVATIONS
+#   table and of autograd): a unit with a pre-activation exactly 0 sends no gradient to its input
+#   weights (Section 4.1).
+def tangent_features(params, X):
+    a = np.asarray(params["a"], dtype=float)
+    c = np.asarray(params["c"], dtype=float)
+    X = np.asarray(X, dtype=float)
+    act = params["activation"]
+    phi, dphi = ACTIVATIONS[act]
+    if act == "relu":
+        dphi = lambda u: (np.asarray(u) >= 0).astype(float)
+    n, d = X.shape
+    N = c.size
+    U = X @ a.T / np.sqrt(d)
+    Ja = (c * dphi(U) / np.sqrt(N * d))[:, :, None] * X[:, None, :]
+    return np.concatenate([phi(U) / np.sqrt(N), Ja.reshape(n, N * d)], axis=1)
+
+
+def empirical_ntk(params, X):
+    J = tangent_features(params, X)
+    return J @ J.T
+
+
+# %% tags=["wrong"]
+# wrong: the activation applied after the last weight matrix too (f = phi(z_{L+1}))
+# hint: The output layer is linear: f = z_{L+1} = W_{L+1} φ(z_L)/√N_L, with no activation after the last
+#   weight matrix (conventions of Section 3.1; network (1) has f = N^{-1/2} Σ c_i φ(u_i)).
+def ntk_autograd(model, X):
+    import torch
+    if "weights" in model:
+        ws = [np.asarray(W, dtype=float) for W in model["weights"]]
+    else:
+        ws = [np.asarray(model["a"], dtype=float), np.asarray(model["c"], dtype=float)[None, :]]
+    act = {"relu": torch.relu, "erf": torch.erf, "tanh": torch.tanh}[model["activation"]]
+    Xt = torch.tensor(np.asarray(X, dtype=float))
+    n, d = Xt.shape
+
+    def f(*Ws):
+        z = act(Xt @ Ws[0].T / d**0.5)
+        for W in Ws[1:]:
+            z = act(z @ W.T / W.shape[1] ** 0.5)
+        return z[:, 0]
+
+    jac = torch.autograd.functional.jacobian(f, tuple(torch.tensor(W) for W in ws))
+    J = torch.cat([j.reshape(n, -1) for j in jac], dim=1)
+    return (J @ J.T).numpy()
 
 
 # %% tags=["wrong"]
