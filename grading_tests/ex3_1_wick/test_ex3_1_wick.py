@@ -100,6 +100,14 @@ def test_gaussian_moment_odd_and_empty(student):
     assert_close(student.gaussian_moment(K, []), ref.gaussian_moment(K, []), rtol=0, atol=1e-12, name="E[1]")
 
 
+# False-fail budget 1e-4 (any course seed): the test draws its own M = 100000 Gaussian vectors, so a
+# correct gaussian_moment fails only if a sample mean of the product P lands more than z = 5 exact
+# standard errors from E[P]. The standard error is sqrt((E[P^2] - E[P]^2) / M) with E[P^2] from Wick's
+# theorem at order 2p, not the sample's (which heavy tails underestimate). Normal tail at 5: 5.7e-7; the
+# products are skewed (sample skewness <= ~60 for p = 6 over random covariances, so <= 0.2 for the mean of
+# 1e5; Edgeworth correction ~1e-6 at z = 5), and one outlier moving the mean by 5 standard errors needs a
+# factor beyond ~7 of its standard deviations (P ~ 1e-8 over the draw): < 1e-5 per check, union bound over
+# 2 checks: P(fail) < 1e-4.
 @points(1)
 def test_gaussian_moment_monte_carlo(student):
     "gaussian_moment agrees with a Monte Carlo average (statistical, 5 standard errors)"
@@ -108,9 +116,23 @@ def test_gaussian_moment_monte_carlo(student):
     X = rng.multivariate_normal(np.zeros(3), K, size=100_000)
     for idx in [[0, 1, 1, 2], [0, 0, 1, 2, 2, 2]]:
         prod = np.prod(X[:, idx], axis=1)
-        se = prod.std() / np.sqrt(len(prod))
+        var = ref.gaussian_moment(K, idx + idx) - ref.gaussian_moment(K, idx) ** 2
+        se = np.sqrt(var / len(prod))
         assert_close(student.gaussian_moment(K, idx), prod.mean(), rtol=0, atol=5 * se,
                      name=f"E[X_{idx}] against Monte Carlo")
+
+
+@points(1)
+def test_gaussian_moment_degenerate(student):
+    "gaussian_moment for a singular covariance, a zero covariance, one variable, and p = 10"
+    rng = rng_for("gaussian_moment_degenerate")
+    v = rng.normal(size=3)
+    cases = [(np.outer(v, v), [0, 1, 2, 2]), (np.outer(v, v), [int(i) for i in rng.integers(0, 3, 6)]),
+             (np.zeros((2, 2)), [0, 1]), (np.zeros((2, 2)), []), (np.array([[float(rng.uniform(0.5, 2))]]), [0] * 6),
+             (_random_cov(rng, 2), [int(i) for i in rng.integers(0, 2, 10)])]
+    for K, idx in cases:
+        assert_close(student.gaussian_moment(K, idx), ref.gaussian_moment(K, idx), rtol=1e-9, atol=1e-12,
+                     name=f"E[X_{idx}] (K of shape {K.shape}, rank {np.linalg.matrix_rank(K)})")
 
 
 @pytest.mark.reference_input  # inputs computed from a reference result
@@ -160,6 +182,21 @@ def test_cumulants_small_p(student):
         moments = np.concatenate([[1.0], rng.normal(size=2**p - 1)])
         assert_close(student.moments_to_cumulants(moments), ref.moments_to_cumulants(moments),
                      rtol=1e-9, atol=1e-12, name=f"cumulants for p = {p}")
+
+
+@points(1)
+def test_cumulants_constants_and_p7(student):
+    "moments_to_cumulants of constants (no fluctuation) and of seven variables"
+    rng = rng_for("cumulants_constants_and_p7")
+    c = rng.normal(size=4)
+    moments = np.array([np.prod(c[[i for i in range(4) if mask >> i & 1]]) for mask in range(16)])
+    assert_close(student.moments_to_cumulants(moments), ref.moments_to_cumulants(moments),
+                 rtol=1e-8, atol=1e-10, name="cumulants of four constants")
+    atoms, probs = rng.normal(size=(6, 7)) + 0.5, rng.dirichlet(np.ones(6))
+    moments = np.array([np.sum(probs * np.prod(atoms[:, [i for i in range(7) if mask >> i & 1]], axis=1))
+                        for mask in range(2**7)])
+    assert_close(student.moments_to_cumulants(moments), ref.moments_to_cumulants(moments),
+                 rtol=1e-8, atol=1e-9, name="joint cumulants (p = 7)")
 
 
 @points(1)
