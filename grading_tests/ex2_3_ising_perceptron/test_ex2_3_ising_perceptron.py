@@ -69,7 +69,7 @@ def test_interior_minimum(student):
     alpha_sp = ref.spinodal_load()
     for alpha in np.concatenate([rng.uniform(0.05, 0.95 * alpha_sp, 4), [0.0]]):
         assert_close(student.interior_minimum(float(alpha)), ref.interior_minimum(float(alpha)),
-                     rtol=1e-6, atol=2e-5, name=f"interior_minimum(alpha={alpha:.3f})")
+                     rtol=1e-6, atol=5e-6, name=f"interior_minimum(alpha={alpha:.3f})")
 
 
 @pytest.mark.reference_input  # inputs computed from a reference result
@@ -143,6 +143,12 @@ def test_enumerate_version_space_structure(student):
                      rtol=1e-9, atol=1e-12, name="eps_mean")
 
 
+# False-fail budget 1e-4 (any stream, any course seed): two checks, each a 48-sample mean minus a
+# 400-sample mean of one data set's log_Z or eps_mean at N = 12, alpha = 1. Over 6000 reference
+# data sets their standard deviations are 0.0784 and 0.105 (skewness -0.02 and -0.76, so a mean of
+# 48 is close to Gaussian), giving standard errors 0.0120 and 0.0160 for the difference: the
+# tolerances 0.06 and 0.08 are 5.0 standard errors, P(fail) < 2e-6 for the two together (union
+# bound); 200000 resampled differences never came within 3.5 standard errors of them.
 @points(2)
 def test_enumerate_version_space_statistics(student):
     "enumerate_version_space: averages of log_Z and eps_mean over many data sets (statistical)"
@@ -152,11 +158,94 @@ def test_enumerate_version_space_statistics(student):
     want = [ref.enumerate_version_space(N, alpha, s) for s in seeds]
     got = [student.enumerate_version_space(N, alpha, s) for s in seeds[:48]]
     # The student may use another random stream: compare a 48-sample mean with the
-    # reference's 400-sample mean; tolerances are about 5 standard errors.
+    # reference's 400-sample mean (its seeds drawn with the course seed).
     for key, tol in [("log_Z", 0.06), ("eps_mean", 0.08)]:
         assert_close(np.mean([g[key] for g in got]), np.mean([w[key] for w in want]), rtol=0, atol=tol,
                      name=f"mean of {key} over 48 data sets (Gaussian inputs, n = round(alpha N))")
 
+
+@points(1)
+def test_scalar_overlap_gives_float(student):
+    "generalization_error, overlap_entropy and annealed_action of floats (0.0 and +-1.0 included) give one number"
+    rng = rng_for("scalar_overlap_gives_float")
+    for R in [0.0, 1.0, -1.0, float(rng.uniform(-0.99, 0.99))]:
+        for fn in ["generalization_error", "overlap_entropy"]:
+            got = getattr(student, fn)(R)
+            assert np.ndim(got) == 0, f"{fn} of a float R should be one number (a float), not an array"
+            assert_close(got, getattr(ref, fn)(R), rtol=1e-9, atol=1e-12, name=f"{fn}({R:g})")
+    for R, alpha in [(0.0, 0.0), (1.0, float(rng.uniform(0.1, 3))), (float(rng.uniform(-0.99, 0.99)), 0.0),
+                     (float(rng.uniform(-0.99, 0.99)), float(rng.uniform(0.1, 3)))]:
+        got = student.annealed_action(R, alpha)
+        assert np.ndim(got) == 0, "annealed_action of a float R and a float alpha should be one number"
+        assert_close(got, ref.annealed_action(R, alpha), rtol=1e-9, atol=1e-12,
+                     name=f"annealed_action(R={R:.3g}, alpha={alpha:.3g})")
+
+
+@points(1)
+def test_annealed_action_at_the_edges(student):
+    "annealed_action at R = -1 (alpha > 0), at alpha = 0 and at large loads"
+    rng = rng_for("annealed_action_at_the_edges")
+    alpha = np.concatenate([rng.uniform(0.01, 3.0, 3), rng.uniform(50.0, 1000.0, 2)])
+    assert_close(student.annealed_action(-np.ones(5), alpha), ref.annealed_action(-np.ones(5), alpha),
+                 rtol=1e-9, atol=1e-12, name="annealed_action at R = -1, alpha > 0 (every input misclassified)")
+    R = np.concatenate([rng.uniform(-0.999, 0.999, 6), [0.0, 1.0]])
+    assert_close(student.annealed_action(R, 0.0), ref.annealed_action(R, 0.0), rtol=1e-9, atol=1e-12,
+                 name="annealed_action at alpha = 0")
+    assert_close(student.annealed_action(R[:6], alpha[3]), ref.annealed_action(R[:6], alpha[3]),
+                 rtol=1e-9, atol=1e-12, name="annealed_action at a large load")
+
+
+@points(1)
+def test_annealed_counts_edges(student):
+    "annealed_counts at N = 1, and with many examples (tiny expected counts)"
+    rng = rng_for("annealed_counts_edges")
+    for N, n in [(1, 0), (1, int(rng.integers(1, 5))), (int(rng.integers(15, 25)), int(rng.integers(200, 400)))]:
+        got = np.asarray(student.annealed_counts(N, n), dtype=float)
+        assert got.shape == (N + 1,), f"annealed_counts(N={N}, n={n}) should have N + 1 entries"
+        assert_close(got, ref.annealed_counts(N, n), rtol=1e-9, atol=1e-300, name=f"annealed_counts(N={N}, n={n})")
+
+
+@pytest.mark.reference_input  # inputs computed from a reference result
+@points(1)
+def test_interior_minimum_edges(student):
+    "interior_minimum at small loads, on the metastable branch up to the spinodal, and just beyond it"
+    rng = rng_for("interior_minimum_edges")
+    alpha_sp, alpha_c = ref.spinodal_load(), ref.critical_load()[0]
+    for alpha in [float(rng.uniform(1e-3, 1e-2)), float(rng.uniform(1.01 * alpha_c, 0.98 * alpha_sp)),
+                  0.995 * alpha_sp]:
+        assert_close(student.interior_minimum(alpha), ref.interior_minimum(alpha), rtol=1e-6, atol=5e-6,
+                     name=f"interior_minimum(alpha={alpha:.4f})")
+    R_star, s_star = student.interior_minimum(1.005 * alpha_sp)
+    assert np.isnan(R_star) and np.isnan(s_star), "interior_minimum should be (nan, nan) just beyond the spinodal"
+
+
+@points(1)
+def test_count_consistent_students_sizes(student):
+    "count_consistent_students at the ends of the range of N (1, 2 and up to 20)"
+    rng = rng_for("count_consistent_students_sizes")
+    for N, n in [(1, int(rng.integers(1, 4))), (2, int(rng.integers(1, 5))),
+                 (int(rng.integers(18, 21)), int(rng.integers(8, 16)))]:
+        teacher = rng.choice([-1, 1], size=N)
+        X = rng.standard_normal((n, N))
+        assert_close(student.count_consistent_students(teacher, X), ref.count_consistent_students(teacher, X),
+                     rtol=0.0, atol=0.0, name=f"counts for N={N}, n={n}")
+
+
+@points(1)
+def test_enumerate_version_space_zero_load_and_one_weight(student):
+    "enumerate_version_space at alpha = 0 (no data) and at N = 1"
+    rng = rng_for("enumerate_version_space_zero_load_and_one_weight")
+    # every draw gives the same summary here: all 2^N students at alpha = 0; only the teacher at N = 1, n >= 1
+    for N, alpha in [(int(rng.integers(6, 13)), 0.0), (1, 0.0), (1, float(rng.uniform(1.6, 4.4)))]:
+        seed = int(rng.integers(0, 2**31))
+        out = student.enumerate_version_space(N, alpha, seed)
+        want = ref.enumerate_version_space(N, alpha, seed)
+        assert isinstance(out, dict) and set(want) <= set(out), f"keys should include {sorted(want)}"
+        assert out["n"] == want["n"], "n should be the nearest integer to alpha * N"
+        assert np.ndim(out["Z"]) == 0 and float(out["Z"]).is_integer(), "Z should be one integer"
+        assert_close(out["counts"], want["counts"], rtol=0, atol=0, name=f"counts at N={N}, alpha={alpha:.2f}")
+        for key in ["Z", "log_Z", "eps_mean"]:
+            assert_close(out[key], want[key], rtol=1e-9, atol=1e-12, name=f"{key} at N={N}, alpha={alpha:.2f}")
 
 @points(2)
 def test_figure_loads(student):
@@ -171,4 +260,4 @@ def test_figure_loads(student):
             assert len(actual) == 2 and np.isnan(actual[0]) and np.isnan(actual[1]), \
                 f"interior_minimum({alpha}) should be (nan, nan) beyond the spinodal"
         else:
-            assert_close(actual, expected, rtol=1e-6, atol=2e-5, name=f"interior_minimum(alpha={alpha})")
+            assert_close(actual, expected, rtol=1e-6, atol=5e-6, name=f"interior_minimum(alpha={alpha})")
