@@ -125,3 +125,51 @@ def test_effective_ridge(student):
     for eta_t in [0.3, 1.0, 4.0]:
         assert_close(student.effective_ridge(lam, eta_t), ref.effective_ridge(lam, eta_t), rtol=1e-9, atol=1e-14,
                      name=f"effective_ridge at eta_t = {eta_t}")
+
+
+@points(1)
+def test_filters_at_the_ends(student):
+    "mode_filter, early_stopping_filter and effective_ridge on scalars, at eta_t = 0, lambda = 0 and huge lambda"
+    rng = rng_for("filters_at_the_ends")
+    lam = np.array([0.0, float(rng.uniform(0.1, 5.0)), 1e6, 1e200, 1e290])
+    for beta in [float(rng.uniform(1e-8, 1e-6)), float(rng.uniform(0.5, 20.0)), 1e8]:
+        assert_close(student.mode_filter(lam, beta), ref.mode_filter(lam, beta), rtol=1e-9, atol=1e-13,
+                     name=f"mode_filter at beta = {beta:g} (lambda = 0 to 1e290)")
+    for eta_t in [0.0, float(rng.uniform(0.2, 5.0)), 1e6]:
+        assert_close(student.early_stopping_filter(lam, eta_t), ref.early_stopping_filter(lam, eta_t), rtol=1e-9,
+                     atol=1e-300, name=f"early_stopping_filter at eta_t = {eta_t:g} (lambda = 0 to 1e290)")
+    for eta_t in [float(rng.uniform(1e-9, 1e-7)), float(rng.uniform(0.2, 5.0))]:
+        assert_close(student.effective_ridge(lam[:3], eta_t), ref.effective_ridge(lam[:3], eta_t), rtol=1e-9,
+                     atol=1e-300, name=f"effective_ridge at eta_t = {eta_t:g} (lambda = 0 to 1e6)")
+    lam1 = float(rng.uniform(0.1, 5.0))
+    for fn, args in [("mode_filter", (lam1, 2.0)), ("mode_filter", (lam1, np.inf)),
+                     ("early_stopping_filter", (lam1, 0.7)), ("effective_ridge", (lam1, 0.7))]:
+        out = getattr(student, fn)(*args)
+        assert np.shape(out) == (), f"{fn} of a single eigenvalue should be a float"
+        assert_close(out, getattr(ref, fn)(*args), rtol=1e-9, atol=1e-13, name=f"{fn} of a single eigenvalue")
+
+
+@points(1)
+def test_posterior_extreme_noise(student):
+    "posterior_mean and posterior_predict at very small and very large beta, and with one training and one test point"
+    rng = rng_for("posterior_extreme_noise")
+    Kst, K, Kss = _joint(rng, 5, 3)
+    y = rng.standard_normal(5)
+    for beta in [float(rng.uniform(1e-9, 1e-7)), float(rng.uniform(1e7, 1e9))]:
+        want = ref.posterior_mean(K, y, beta)
+        assert_close(student.posterior_mean(K, y, beta), want, rtol=1e-7, atol=1e-7 * np.max(np.abs(want)),
+                     name=f"mu at beta = {beta:.3g}")
+        mean, cov = student.posterior_predict(Kst, K, Kss, y, beta)
+        want = ref.posterior_predict(Kst, K, Kss, y, beta)
+        assert_close(mean, want[0], rtol=1e-7, atol=1e-7 * np.max(np.abs(want[0])),
+                     name=f"posterior mean at beta = {beta:.3g}")
+        assert_close(cov, want[1], rtol=1e-6, atol=1e-9, name=f"posterior covariance at beta = {beta:.3g}")
+    Kst1, K1, Kss1 = _joint(rng, 1, 1)
+    y1 = rng.standard_normal(1)
+    for beta in [0.8, np.inf]:
+        assert_close(student.posterior_mean(K1, y1, beta), ref.posterior_mean(K1, y1, beta), rtol=1e-9, atol=1e-12,
+                     name=f"mu for one training point, beta = {beta}")
+        got = student.posterior_predict(Kst1, K1, Kss1, y1, beta)
+        want = ref.posterior_predict(Kst1, K1, Kss1, y1, beta)
+        assert_close(got[0], want[0], rtol=1e-9, atol=1e-12, name=f"mean for n = m = 1, beta = {beta}")
+        assert_close(got[1], want[1], rtol=1e-7, atol=1e-10, name=f"covariance for n = m = 1, beta = {beta}")

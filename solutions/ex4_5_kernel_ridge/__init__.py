@@ -44,7 +44,7 @@ def mode_filter(eigenvalues, beta):
         beta: float in (0, inf], inverse temperature; np.inf allowed (filter = 1).
 
     Returns:
-        float or array of the same shape as eigenvalues, values in [0, 1].
+        float (for a single eigenvalue) or array of the same shape as eigenvalues, values in [0, 1].
     """
     lam = np.asarray(eigenvalues, dtype=float)
     return lam / (lam + 1.0 / beta)
@@ -58,7 +58,7 @@ def early_stopping_filter(eigenvalues, eta_t):
         eta_t: float >= 0, learning rate times training time.
 
     Returns:
-        float or array of the same shape, accurate to relative 1e-9 also when eta_t * lambda
+        float (for a single eigenvalue) or array of the same shape, accurate to relative 1e-9 also when eta_t * lambda
         is tiny (no cancellation in 1 - exp(-x)).
     """
     lam = np.asarray(eigenvalues, dtype=float)
@@ -75,8 +75,8 @@ def effective_ridge(eigenvalue, eta_t):
         eta_t: float > 0.
 
     Returns:
-        float or array of the same shape: lambda / expm1(eta_t lambda), with the limit
-        1 / eta_t at lambda = 0; accurate to relative 1e-9 for tiny eta_t * lambda.
+        float (for a single eigenvalue) or array of the same shape: lambda / expm1(eta_t lambda),
+        with the limit 1 / eta_t at lambda = 0; accurate to relative 1e-9 for tiny eta_t * lambda.
     """
     lam = np.asarray(eigenvalue, dtype=float)
     x = eta_t * lam
@@ -85,7 +85,8 @@ def effective_ridge(eigenvalue, eta_t):
     # lambda / (e^x - 1) = (1/eta_t) * x / expm1(x); x / expm1(x) = 1 - x/2 + ... for small x;
     # for large x, expm1 overflows to inf and the ridge to its limit 0
     with np.errstate(over="ignore"):
-        return np.where(small, (1.0 - x / 2) / eta_t, lam / np.expm1(safe))
+        out = np.where(small, (1.0 - x / 2) / eta_t, lam / np.expm1(safe))
+    return float(out) if out.ndim == 0 else out
 
 
 def posterior_predict(K_test_train, K_train, K_test_test, y, beta):
