@@ -142,4 +142,14 @@ def self_consistent_point(f, fp, fpp, D, x0):
     if roots.size == 0:
         return nan
     x_star = roots[np.argmin(np.abs(roots - x0))]
+    # polish by Newton on the effective drift f - D f''/(4 f'): the eigenvalue roots of G lose digits
+    # when its coefficients are large (a fixed point far from the origin)
+    fppp = P.polyder(fpp)
+    for _ in range(3):
+        fpx = P.polyval(x_star, fp)
+        F = P.polyval(x_star, f) - D * P.polyval(x_star, fpp) / (4.0 * fpx)
+        dF = fpx - D * (P.polyval(x_star, fppp) * fpx - P.polyval(x_star, fpp) ** 2) / (4.0 * fpx**2)
+        step = F / dF
+        if np.isfinite(step) and lo < x_star - step < hi and P.polyval(x_star - step, fp) < 0:
+            x_star -= step
     return float(x_star), float(D / (-2.0 * P.polyval(x_star, fp)))

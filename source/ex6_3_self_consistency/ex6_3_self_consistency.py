@@ -339,6 +339,16 @@ def self_consistent_point(f, fp, fpp, D, x0):
     if roots.size == 0:
         return nan
     x_star = roots[np.argmin(np.abs(roots - x0))]
+    # polish by Newton on the effective drift f - D f''/(4 f'): the eigenvalue roots of G lose digits
+    # when its coefficients are large (a fixed point far from the origin)
+    fppp = P.polyder(fpp)
+    for _ in range(3):
+        fpx = P.polyval(x_star, fp)
+        F = P.polyval(x_star, f) - D * P.polyval(x_star, fpp) / (4.0 * fpx)
+        dF = fpx - D * (P.polyval(x_star, fppp) * fpx - P.polyval(x_star, fpp) ** 2) / (4.0 * fpx**2)
+        step = F / dF
+        if np.isfinite(step) and lo < x_star - step < hi and P.polyval(x_star - step, fp) < 0:
+            x_star -= step
     return float(x_star), float(D / (-2.0 * P.polyval(x_star, fp)))
 
 
@@ -422,6 +432,21 @@ for j, (name, f_c) in enumerate(drifts.items()):
         # the trapezoid rule is spectrally accurate here: what is left is round-off, printed as a bound
         print(f"{name:17s} D={D}: exact mean {m:+.5f}, var {v:.5f} | EM {sim['mean']:+.5f} (z {zm:+.1f}), "
               f"{sim['var']:.5f} (z {zv:+.1f}) | trapezoid diff < 1e-10, < 1e-10")
+# the edges of the contract: a fixed point far from the origin (2U/D ~ 1e5 there), very large and
+# very small noise; trapezoid on a grid centred on the fixed point r, as wide as the density needs
+for r, D in [(30.0, 0.5), (-25.0, 1.0), (0.0, 200.0), (3.0, 1e-4)]:
+    u = [-r, 1.0]                                   # f = -(x - r) + 0.5 (x - r)^2 - 0.7 (x - r)^3
+    f_c = P.polyadd(P.polyadd(-np.asarray(u), 0.5 * P.polymul(u, u)), -0.7 * P.polymul(P.polymul(u, u), u))
+    half = max(20 * np.sqrt(D), 8 * D**0.25) + 1
+    xs = np.linspace(r - half, r + half, 400001)
+    lw = 2 * P.polyval(xs, P.polyint(f_c)) / D
+    w = np.exp(lw - lw.max())
+    m2 = np.trapezoid(xs * w, xs) / np.trapezoid(w, xs)
+    v2 = np.trapezoid((xs - m2) ** 2 * w, xs) / np.trapezoid(w, xs)
+    m, v = stationary_moments(f_c, D)
+    assert abs(m2 - m) < 1e-8 * abs(m2) + 1e-12 and abs(v2 - v) < 1e-8 * v2
+    print(f"fixed point {r:+.0f}, D={D:g}: exact mean {m:+.6f}, var {v:.6g} | centred trapezoid: "
+          f"relative differences < 1e-8, < 1e-8")
 
 # %% tags=["solution"]
 # 2. small-D limits by Richardson extrapolation
@@ -543,6 +568,15 @@ def _random_stable_cubic(rng):
     return [float(rng.uniform(-0.5, 0.5)), -k, a, -b]
 
 
+def _cubic_around(rng, r):
+    """f = -k u + a u^2 - b u^3 with u = x - r: fixed point r, f' < 0 everywhere (a^2 < 3 k b)."""
+    k, b = rng.uniform(0.6, 2.0), rng.uniform(0.3, 1.5)
+    a = rng.uniform(-0.85, 0.85) * np.sqrt(3 * k * b)
+    u = [-r, 1.0]
+    f = P.polyadd(P.polyadd(-k * np.asarray(u), a * P.polymul(u, u)), -b * P.polymul(P.polymul(u, u), u))
+    return [float(c) for c in f]
+
+
 @points(1)
 def test_linearized_variance(student):
     "linearized_variance on arrays of slopes and noise strengths"
@@ -550,6 +584,17 @@ def test_linearized_variance(student):
     fprime, D = -rng.uniform(0.1, 4, 12), rng.uniform(0.01, 3, 12)
     assert_close(student.linearized_variance(fprime, D), ref.linearized_variance(fprime, D),
                  rtol=1e-9, atol=1e-12, name="<dx^2>")
+
+
+@points(1)
+def test_linearized_variance_edges(student):
+    "linearized_variance without noise (D = 0), and a scalar slope broadcast against an array of D"
+    rng = rng_for("linearized_variance_edges")
+    fprime, D = -float(rng.uniform(0.1, 4)), np.concatenate([[0.0], rng.uniform(0.01, 3, 5)])
+    out = np.asarray(student.linearized_variance(fprime, D), dtype=float)
+    assert out.shape == D.shape, "the result should broadcast the inputs"
+    assert_close(out, ref.linearized_variance(fprime, D), rtol=1e-9, atol=1e-15, name="<dx^2> (D = 0 first)")
+    assert_close(student.linearized_variance(fprime, 0.0), 0.0, rtol=0, atol=1e-15, name="<dx^2> at D = 0")
 
 
 @points(2)
@@ -561,6 +606,18 @@ def test_mean_shift(student):
                  name="<x> - x0")
 
 
+@points(1)
+def test_mean_shift_edges(student):
+    "mean_shift without noise (D = 0) or curvature (f'' = 0), and scalars broadcast against arrays"
+    rng = rng_for("mean_shift_edges")
+    f1, f2 = -float(rng.uniform(0.1, 4)), rng.uniform(-3, 3, 6)
+    D = np.concatenate([[0.0], rng.uniform(0.01, 3, 5)])
+    out = np.asarray(student.mean_shift(f1, f2, D), dtype=float)
+    assert out.shape == D.shape, "the result should broadcast the inputs"
+    assert_close(out, ref.mean_shift(f1, f2, D), rtol=1e-9, atol=1e-15, name="<x> - x0 (D = 0 first)")
+    assert_close(student.mean_shift(f1, 0.0, float(D[1])), 0.0, rtol=0, atol=1e-15, name="shift at f'' = 0")
+
+
 @points(2)
 def test_stationary_moments_random(student):
     "stationary_moments for random confining cubic drifts and noise strengths"
@@ -568,7 +625,7 @@ def test_stationary_moments_random(student):
     for _ in range(3):
         f = _random_stable_cubic(rng)
         D = float(rng.uniform(0.05, 1.5))
-        assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=1e-6, atol=1e-9,
+        assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=5e-7, atol=1e-9,
                      name=f"(mean, variance) for f={np.round(f, 3).tolist()}, D={D:.3f}")
 
 
@@ -578,7 +635,7 @@ def test_stationary_moments_small_noise(student):
     rng = rng_for("stationary_moments_small_noise")
     f = _random_stable_cubic(rng)
     D = float(rng.uniform(1e-3, 5e-3))
-    assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=1e-6, atol=1e-10,
+    assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=5e-7, atol=1e-10,
                  name="(mean, variance) at small D")
 
 
@@ -588,8 +645,33 @@ def test_stationary_moments_bistable_and_quintic(student):
     rng = rng_for("stationary_moments_bistable")
     for f, D in [([float(rng.uniform(-0.2, 0.2)), 1.0, 0.0, -1.0], float(rng.uniform(0.2, 0.8))),
                  ([0.1, -0.5, 0.3, 0.2, 0.0, -0.4], float(rng.uniform(0.2, 1.0)))]:
-        assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=1e-6, atol=1e-9,
+        assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=5e-7, atol=1e-9,
                      name=f"(mean, variance) for f={np.round(f, 3).tolist()}")
+
+
+@points(1)
+def test_stationary_moments_far_fixed_point(student):
+    "stationary_moments when the fixed point is far from the origin (2U/D is huge there)"
+    rng = rng_for("stationary_moments_far_fixed_point")
+    for sign in [-1, 1]:
+        f = _cubic_around(rng, sign * float(rng.uniform(15, 40)))
+        D = float(rng.uniform(0.1, 1.5))
+        assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=5e-7, atol=1e-9,
+                     name=f"(mean, variance) with the fixed point far to the {'left' if sign < 0 else 'right'}, D={D:.3f}")
+
+
+@points(1)
+def test_stationary_moments_noise_extremes(student):
+    "stationary_moments at very large and very small noise, and for a linear (OU) drift"
+    rng = rng_for("stationary_moments_noise_extremes")
+    f = _random_stable_cubic(rng)
+    for D in [float(rng.uniform(50, 200)), float(rng.uniform(1e-5, 1e-4))]:
+        assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=5e-7, atol=1e-12,
+                     name=f"(mean, variance) at D={D:.3g}")
+    f = [float(rng.uniform(-1, 1)), -float(rng.uniform(0.5, 2))]
+    D = float(rng.uniform(0.1, 2))
+    assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=5e-7, atol=1e-12,
+                 name="(mean, variance) of the OU drift f = c0 + c1 x")
 
 
 @pytest.mark.reference_input  # inputs computed from a reference result
@@ -626,6 +708,57 @@ def test_self_consistent_point_branch(student):
     for x0 in [-1.0, 1.0]:
         assert_close(student.self_consistent_point(f, None, None, D, x0), ref.self_consistent_point(f, None, None, D, x0),
                      rtol=1e-7, atol=1e-9, name=f"(x*, var*) near x0 = {x0}")
+
+
+@points(1)
+def test_self_consistent_point_zero_noise(student):
+    "self_consistent_point at D = 0 started near the fixed point, with only one of fp, fpp given"
+    rng = rng_for("self_consistent_point_zero_noise")
+    r = float(rng.uniform(-2, 2))
+    f = _cubic_around(rng, r)
+    x0 = r + float(rng.uniform(-0.05, 0.05))
+    out = student.self_consistent_point(f, None, None, 0.0, x0)
+    assert_close(out, ref.self_consistent_point(f, None, None, 0.0, x0), rtol=1e-7, atol=1e-9, name="(x*, var*) at D = 0")
+    D = float(rng.uniform(0.05, 1.0))
+    for fp, fpp in [(P.polyder(f), None), (None, P.polyder(f, 2))]:
+        assert_close(student.self_consistent_point(f, fp, fpp, D, x0), ref.self_consistent_point(f, fp, fpp, D, x0),
+                     rtol=1e-7, atol=1e-9, name="(x*, var*) with one derivative given")
+
+
+@points(1)
+def test_self_consistent_point_far_fixed_point(student):
+    "self_consistent_point for a drift whose fixed point is far from the origin"
+    rng = rng_for("self_consistent_point_far_fixed_point")
+    r = float(rng.choice([-1, 1]) * rng.uniform(15, 40))
+    f = _cubic_around(rng, r)
+    D = float(rng.uniform(0.05, 1.0))
+    # the eigenvalue roots of G (the notes' route) lose up to ~3e-5 relative here unless polished:
+    # the test asks for the right root of the right branch, not for the last digits
+    assert_close(student.self_consistent_point(f, None, None, D, r), ref.self_consistent_point(f, None, None, D, r),
+                 rtol=3e-4, atol=1e-9, name="(x*, var*) far from the origin")
+
+
+@points(1)
+def test_self_consistent_point_stable_interval(student):
+    "self_consistent_point looks for x* only in the stable interval of x0 (lost branch next to a surviving one)"
+    rng = rng_for("self_consistent_point_stable_interval")
+    f = [float(rng.uniform(0.22, 0.3)), 1.0, 0.0, -1.0]    # tilted double well: a shallow left well
+    D = float(rng.uniform(0.12, 0.3))
+    out = student.self_consistent_point(f, None, None, D, -0.8)
+    assert len(out) == 2 and np.all(np.isnan(np.asarray(out, dtype=float))), \
+        "the branch of the left well is lost: a root in the other stable interval does not continue it"
+    assert_close(student.self_consistent_point(f, None, None, D, 1.0), ref.self_consistent_point(f, None, None, D, 1.0),
+                 rtol=1e-7, atol=1e-9, name="(x*, var*) of the right well")
+
+
+@points(1)
+def test_self_consistent_point_marginal_start(student):
+    "self_consistent_point returns (nan, nan) when f'(x0) = 0 exactly (the edge of a stable interval)"
+    rng = rng_for("self_consistent_point_marginal_start")
+    c = float(rng.uniform(0.5, 1.5))
+    out = student.self_consistent_point([c, 0.0, 0.0, -c / 3], None, None, float(rng.uniform(0.05, 0.2)), 0.0)
+    assert len(out) == 2 and np.all(np.isnan(np.asarray(out, dtype=float))), \
+        "expected (nan, nan) when f'(x0) >= 0, f'(x0) = 0 included"
 
 
 @points(1)
@@ -693,6 +826,38 @@ def stationary_moments(f, D):
 
 
 # %% tags=["wrong"]
+# wrong: quadrature on a fixed window [-8, 8] (misses a density far from the origin or spread by large noise)
+# hint: The stationary density is concentrated around the maximum of U = ∫f, which need not be near the
+#   origin, and spreads as D grows: choose the integration window from U and D, e.g. where 2(U − U_max)/D
+#   is above −80 (Section 6.3.1, the exact answer for comparison).
+def stationary_moments(f, D):
+    U = P.polyint(np.asarray(f, dtype=float))
+    xs = np.linspace(-8, 8, 400001)
+    lw = 2 * P.polyval(xs, U) / D
+    w = np.exp(lw - lw.max())
+    m = np.trapezoid(xs * w, xs) / np.trapezoid(w, xs)
+    return float(m), float(np.trapezoid((xs - m) ** 2 * w, xs) / np.trapezoid(w, xs))
+
+
+# %% tags=["wrong"]
+# wrong: exp(2U/D) without subtracting its maximum (overflows when U is large at its maximum)
+# hint: Subtract the maximum of 2U/D before exponentiating: far from the origin or at small D the exponent
+#   is huge and e^{2U/D} overflows (Section 6.3.1, the exact answer for comparison).
+def stationary_moments(f, D):
+    f = np.asarray(f, dtype=float)
+    U = P.polyint(f)
+    crit = P.polyroots(f)
+    crit = crit[np.abs(crit.imag) < 1e-9].real
+    c = crit[np.argmax(P.polyval(crit, U))]
+    half = 12 * np.sqrt(D) + 4 * D**0.25 + 1
+    xs = np.linspace(crit.min() - half, crit.max() + half, 400001)
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = np.exp(2 * P.polyval(xs, U) / D)
+        m = np.trapezoid(xs * w, xs) / np.trapezoid(w, xs)
+        return float(m), float(np.trapezoid((xs - m) ** 2 * w, xs) / np.trapezoid(w, xs))
+
+
+# %% tags=["wrong"]
 # wrong: not self-consistent: variance frozen at f'(x0) while solving for x* (one step of the repair)
 # hint: Self-consistency means that the variance is evaluated at the point being solved for, σ² =
 #   D/(−2f'(x*)), together with f(x*) + ½ f''(x*) σ² = 0, not frozen at x0 (Section 6.3.1, Exercise
@@ -728,6 +893,51 @@ def self_consistent_point(f, fp, fpp, D, x0):
     return float(x), float(D / (-2.0 * P.polyval(x, fp)))
 
 
+# %% tags=["wrong"]
+# wrong: any root of G with f' < 0, not only those in the stable interval of x0
+# hint: x* must continue the branch of x0: look only in the stable interval of x0 (the largest interval
+#   around x0 on which f' < 0); a root in another stable interval belongs to another fixed point, and
+#   when none is left in x0's interval the branch is lost: (nan, nan) (Exercise 6.3(c)).
+def self_consistent_point(f, fp, fpp, D, x0):
+    f = np.asarray(f, dtype=float)
+    fp = P.polyder(f) if fp is None else np.asarray(fp, dtype=float)
+    fpp = P.polyder(f, 2) if fpp is None else np.asarray(fpp, dtype=float)
+    if not P.polyval(x0, fp) < 0:
+        return float("nan"), float("nan")
+    G = np.trim_zeros(P.polysub(4.0 * P.polymul(f, fp), D * fpp), "b")
+    roots = P.polyroots(G)
+    roots = roots[np.abs(roots.imag) < 1e-7 * (1 + np.abs(roots))].real
+    roots = roots[P.polyval(roots, fp) < 0]
+    if roots.size == 0:
+        return float("nan"), float("nan")
+    x = roots[np.argmin(np.abs(roots - x0))]
+    return float(x), float(D / (-2.0 * P.polyval(x, fp)))
+
+
+# %% tags=["wrong"]
+# wrong: stability of x0 tested with f'(x0) > 0 instead of >= 0 (a marginal start accepted)
+# hint: x0 must be strictly stable, f'(x0) < 0: at f'(x0) = 0 there is no stable interval around x0
+#   and the answer is (nan, nan) (Exercise 6.3(c)).
+def self_consistent_point(f, fp, fpp, D, x0):
+    f = np.asarray(f, dtype=float)
+    fp = P.polyder(f) if fp is None else np.asarray(fp, dtype=float)
+    fpp = P.polyder(f, 2) if fpp is None else np.asarray(fpp, dtype=float)
+    if P.polyval(x0, fp) > 0:
+        return float("nan"), float("nan")
+    crit = P.polyroots(np.trim_zeros(fp, "b")) if np.count_nonzero(fp) > 1 else np.array([])
+    crit = crit[np.abs(crit.imag) < 1e-9 * (1 + np.abs(crit))].real
+    lo = crit[crit < x0].max(initial=-np.inf)
+    hi = crit[crit > x0].min(initial=np.inf)
+    G = np.trim_zeros(P.polysub(4.0 * P.polymul(f, fp), D * fpp), "b")
+    roots = P.polyroots(G)
+    roots = roots[np.abs(roots.imag) < 1e-7 * (1 + np.abs(roots))].real
+    roots = roots[(roots > lo) & (roots < hi) & (P.polyval(roots, fp) < 0)]
+    if roots.size == 0:
+        return float("nan"), float("nan")
+    x = roots[np.argmin(np.abs(roots - x0))]
+    return float(x), float(D / (-2.0 * P.polyval(x, fp)))
+
+
 # %% tags=["alternative"]
 # alternative: Newton on the coupled equations (x, s) from x0 with a continuation in D; moments on a dense grid with log-sum-exp
 def self_consistent_point(f, fp, fpp, D, x0):
@@ -757,8 +967,13 @@ def self_consistent_point(f, fp, fpp, D, x0):
 def stationary_moments(f, D):
     f = np.asarray(f, dtype=float)
     U = P.polyint(f)
-    width = np.sqrt(D)
-    xs = np.linspace(-6 - 40 * width, 6 + 40 * width, 800001)
+    crit = P.polyroots(f)
+    crit = crit[np.abs(crit.imag) < 1e-6].real
+    top = np.max(P.polyval(crit, U))
+    half = np.sqrt(D)                                    # grow the window until the weight is negligible
+    while max(P.polyval(crit.min() - half, U), P.polyval(crit.max() + half, U)) > top - 45 * D:
+        half *= 1.5
+    xs = np.linspace(crit.min() - half, crit.max() + half, 800001)
     lw = 2 * P.polyval(xs, U) / D
     lw -= lw.max()
     w = np.exp(lw)
