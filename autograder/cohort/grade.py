@@ -271,6 +271,9 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
             from distributed import as_completed as dask_completed  # optional and heavy: only with --scheduler
 
             with Client(scheduler) as client:
+                from autograder.cohort.warmdask import WarmGrading  # imports distributed: only with --scheduler
+
+                client.register_plugin(WarmGrading(assignment, limits.get("isolation")))
                 futures = [client.submit(_grade_job, sub.student, str(sub.path), assignment, limits,
                                          pure=False, key=f"grade-{sub.student}-{digest[:12]}")
                            for sub, digest in todo]

@@ -47,6 +47,8 @@ from autograder.run.sandbox import (
     WorkerDied,
     WorkerTimeout,
     resolve_isolation,
+    start_templates,
+    template_lease,
 )
 from autograder.run.testing import StudentError, points_of
 
@@ -564,8 +566,10 @@ def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plu
     if diagnose is None:
         diagnose = enabled()
     collector = _Collector(student, assignment, diagnose, stream, carry=carry.enabled())
-    args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal",
-            "-p", "no:warnings", f"--rootdir={REPO}", "-o", "python_files=test_*.py"]
+    # no unraisable/thread-exception plugins: their gc.collect() at the end cost 0.4-0.8 s a submission
+    args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings",
+            "-p", "no:unraisableexception", "-p", "no:threadexception", f"--rootdir={REPO}",
+            "-o", "python_files=test_*.py"]
     code = pytest.main(args, plugins=[collector, *plugins])
     # a collection error also ends pytest as INTERRUPTED ("Interrupted: 1 error during collection")
     if collector.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
@@ -598,9 +602,10 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     options = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb, isolation=isolation,
                    public_checks=public_checks)
     warm(assignment, isolation)
-    received, how = run_bounded(lambda send: send({"report": _grade(submission, assignment, stream=send,
-                                                                    **options).to_dict()}),
-                                memory_mb=memory_mb, seconds=seconds)
+    with template_lease(assignment):  # a cohort's: the student's process is forked warm
+        received, how = run_bounded(lambda send: send({"report": _grade(submission, assignment, stream=send,
+                                                                        **options).to_dict()}),
+                                    memory_mb=memory_mb, seconds=seconds)
     final = next((m["report"] for m in received if "report" in m), None)
     usage = next((m for m in received if "peak_mb" in m), {})
     if final is not None:
@@ -622,10 +627,14 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
 def warm(assignment: str, isolation: str | None = None, mistakes: bool = False) -> None:
     """What every submission of ``assignment`` needs, made once in this process, so that each
     bounded child (a fork) starts with it: the Python packages the student's process may see and,
-    for a cohort (``mistakes``), the reference with its imports and the known mistakes. (For one
+    for a cohort (``mistakes``), the reference with its imports, the known mistakes and the warm
+    template the students' processes are forked from (``sandbox.Template``; not for ``PDL_WARM=0``). (For one
     notebook the child imports the reference itself, while the student's notebook runs.)"""
-    if resolve_isolation(isolation, lazy=True) == "namespace":
+    namespace = resolve_isolation(isolation, lazy=True) == "namespace"
+    if namespace:
         packages.visible_entries(packages.release_modules(assignment))
+    if mistakes and namespace:  # a cohort: the students' processes are forks of a warm template
+        start_templates(assignment)
     if mistakes:
         try:
             importlib.import_module(f"solutions.{assignment}")

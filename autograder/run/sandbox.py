@@ -39,28 +39,35 @@ decoded strictly (``autograder.run.protocol``).
 from __future__ import annotations
 
 import base64
+import contextlib
 import ctypes
 import functools
+import ast
 import json
 import os
 import re
 import selectors
+import select
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path, PurePosixPath
 
 from autograder.run import accounts, packages, protocol
+from autograder.run.notebook import load_release
 from autograder.run.paths import REPO
 
 ISOLATIONS = ("namespace", "account", "process")
 SCRATCH_MB = 256           # home + /tmp + /dev/shm together
 UID_BASE = 1_000_000_000   # sandbox uids: far above any real account or subordinate-id range
-WORKER_MODULES = ("__init__.py", "run/__init__.py", "run/worker.py", "run/protocol.py")  # under autograder/
+WORKER_MODULES = ("__init__.py", "run/__init__.py", "run/worker.py", "run/protocol.py",  # under autograder/
+                  "run/template.py")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 HOME = "/home/student"
 MAX_SKIPPED = 10_000       # messages for other requests skipped while waiting for one answer
@@ -160,10 +167,12 @@ BINDER = (
 )
 
 
-def _setup_script(uid: int, final: list[str], modules=frozenset()) -> str:
+def _setup_script(uid: int, final: list[str], modules=frozenset(), template: bool = False) -> str:
     """The shell steps that build the allow-list root and exec ``final`` in it; ``modules``: what
     the release imports (the Python packages shown are those and the worker's, with their
-    requirements: ``autograder.run.packages``)."""
+    requirements: ``autograder.run.packages``). ``template``: ``final`` is the warm template
+    (``autograder.run.template``), which keeps its privileges in the namespaces and an empty
+    ``/.scratch`` to mount each submission's scratch folder on, and drops them in each fork."""
     q = shlex.quote
     pythons = {prefix: _python_entries(prefix) for prefix in _python_paths()}
     sites = packages.visible_entries(frozenset(modules))
@@ -222,7 +231,7 @@ def _setup_script(uid: int, final: list[str], modules=frozenset()) -> str:
         lines.append(f"chown {uid}:{uid} .scratch/home .scratch/tmp .scratch/shm || fail 'cannot give the scratch folder away'")
     lines += [
         "mount --bind .scratch/home home/student && mount --bind .scratch/tmp tmp && mount --bind .scratch/shm dev/shm "
-        "&& umount .scratch && rmdir .scratch || fail 'cannot mount the scratch folder'",
+        "&& umount .scratch" + ("" if template else " && rmdir .scratch") + " || fail 'cannot mount the scratch folder'",
         "mount -t proc -o nosuid,nodev,noexec proc proc || fail 'cannot mount /proc'",
     ]
     # after the scratch folder, so that an interpreter kept under /tmp is not covered by it
@@ -259,7 +268,9 @@ def _setup_script(uid: int, final: list[str], modules=frozenset()) -> str:
         "mount -o remount,bind,ro,nosuid,nodev / || fail 'cannot make the root read-only'",
         f"cd {HOME} || fail 'cannot enter the scratch folder'",
     ]
-    if _is_root():
+    if template:
+        drop = []
+    elif _is_root():
         drop = _drop_privileges(uid, uid)
     else:  # the grader's uid, seen as the student's, in a user namespace of its own
         drop = ["unshare", "--user", f"--map-user={uid}", f"--map-group={uid}", "--"]
@@ -368,6 +379,257 @@ def _child_setup():
         pass
 
 
+# Fork-safe modules a template may import ahead of the submissions (torch starts threads on import:
+# a fork of a threaded process can hang on a lock another thread held, so it is loaded per fork).
+PRELOADABLE = ("numpy", "scipy", "matplotlib", "IPython", "tqdm")
+WORKER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
+              "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0",
+              "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _worker_env(home: str, tmpdir: str) -> dict:
+    env = dict(WORKER_ENV)
+    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return dict(env, HOME=home, TMPDIR=tmpdir, MPLCONFIGDIR=f"{home}/.config/matplotlib")
+
+
+def preload_names(assignment: str) -> list[str]:
+    """The dotted modules the release and the reference of ``assignment`` import that a template
+    may load ahead (``PRELOADABLE`` packages), plus the usual scipy and pyplot modules."""
+    names = {"numpy", "matplotlib.pyplot"}
+    sources = [c.get("source", "") for c in load_release(assignment).get("cells", [])
+               if isinstance(c, dict) and c.get("cell_type") == "code"]
+    for source in sources:
+        try:
+            tree = ast.parse("\n".join(ln for ln in ("".join(source) if isinstance(source, list) else str(source))
+                                       .splitlines() if not ln.lstrip().startswith(("%", "!"))))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+                names |= {f"{node.module}.{a.name}" for a in node.names if node.module == "scipy"}
+    return sorted(n for n in names if n.split(".")[0] in PRELOADABLE)
+
+
+class _Forked:
+    """A submission forked by a ``Template``: what ``Worker`` uses of a ``subprocess.Popen``."""
+
+    def __init__(self, template: "Template", ident: str, stdin, stdout, stderr):
+        self.template, self.id, self.pid = template, ident, None
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            self.returncode = self.template.exit_code(self.id, timeout=0)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        if self.returncode is None:
+            self.returncode = self.template.exit_code(self.id, timeout=timeout)
+            if self.returncode is None:
+                raise subprocess.TimeoutExpired("template fork", timeout)
+        return self.returncode
+
+    def kill(self):
+        if self.returncode is None:
+            self.template.kill(self.id)
+
+
+class Template:
+    """A warm template (``autograder.run.template``) for the submissions of one assignment, in
+    an allow-list root built as for a cold start: it imports numpy, scipy, matplotlib and IPython
+    once and forks per submission, each fork isolated as a cold start is before any student code
+    runs. Only for ``namespace`` isolation; made once per grading process (``warm``), inherited by
+    the bounded children that grade. ``start`` raises ``SandboxUnavailable`` if it cannot be set up."""
+
+    def __init__(self, assignment: str):
+        self.assignment = assignment
+        self.modules = _release_imports([f"{assignment}.ipynb"])
+        self.preload = preload_names(assignment)
+        self.owner = os.getpid()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock = ours
+        config = {"uid": sandbox_uid(), "real_root": _is_root(), "scratch_mb": SCRATCH_MB, "preload": self.preload}
+        inner = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, '/pdl'); "
+                 f"import autograder.run.template as t; t.main({json.dumps(config)!r}, {theirs.fileno()})"]
+        cmd = _unshare_cmd() + ["sh", "-c", _setup_script(sandbox_uid(), inner, self.modules, template=True)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     cwd="/", env=_worker_env(HOME, "/tmp"), pass_fds=(theirs.fileno(),),
+                                     preexec_fn=_child_setup)
+        theirs.close()
+        self.exits: dict[str, int] = {}
+        self._count = 0
+        ready = self._message(60)
+        if not ready or not ready.get("ready"):
+            self.close()
+            err = self.proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+            raise SandboxUnavailable(refuse_message(err[-1][:300] if err else "the warm template did not start"))
+        self.proc.stderr.close()
+        self.preloaded = ready.get("preloaded", [])
+
+    def _message(self, timeout: float | None) -> dict | None:
+        """The template's next message (None if none came in ``timeout`` seconds or it is gone)."""
+        if not select_readable(self.sock, timeout):
+            return None
+        try:
+            raw = self.sock.recv(1 << 16)
+        except OSError:
+            return None
+        if not raw:
+            return None
+        return json.loads(raw)
+
+    def spawn(self, limits: dict) -> _Forked:
+        self._count += 1
+        ident = f"{os.getpid()}-{self._count}-{os.urandom(4).hex()}"
+        pipes = [os.pipe() for _ in range(3)]  # (read, write) each: stdin, stdout, stderr
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
+        try:
+            socket.send_fds(self.sock, [json.dumps({"op": "spawn", "id": ident, "limits": limits,
+                                                     "env": _worker_env(HOME, "/tmp")}).encode()], theirs)
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        deadline = time.monotonic() + 30
+        while (left := deadline - time.monotonic()) > 0:
+            msg = self._message(left)
+            if msg is None:
+                break
+            if "exit" in msg:
+                self.exits[msg["exit"]] = msg["code"]
+            elif msg.get("spawned") == ident:
+                return _Forked(self, ident, os.fdopen(pipes[0][1], "wb"), os.fdopen(pipes[1][0], "rb"),
+                               os.fdopen(pipes[2][0], "rb"))
+            elif msg.get("refused") == ident:
+                break
+        for fd in (pipes[0][1], pipes[1][0], pipes[2][0]):
+            os.close(fd)
+        raise TemplateFailed(f"the warm template did not fork ({msg.get('why') if msg else 'no answer'})")
+
+    def exit_code(self, ident: str, timeout: float | None) -> int | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while ident not in self.exits:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            msg = self._message(left)
+            if msg is None:
+                if not self.running():  # the template died: its forks with it
+                    self.exits[ident] = -signal.SIGKILL
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+                continue
+            if "exit" in msg:
+                self.exits[msg["exit"]] = msg["code"]
+        return self.exits.pop(ident)
+
+    def running(self) -> bool:
+        """Whether the template is there (also from a fork of its owner, where ``poll`` cannot
+        wait for it and would take it for gone)."""
+        if os.getpid() == self.owner:
+            return self.proc.poll() is None
+        try:
+            os.kill(self.proc.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        return True
+
+    def kill(self, ident: str) -> None:
+        try:
+            self.sock.send(json.dumps({"op": "kill", "id": ident}).encode())
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        """Stop the template and every fork (it is its pid namespace's first process)."""
+        self.sock.close()
+        if os.getpid() != self.owner:  # a fork of the owner only lets go of its end
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+
+
+class TemplateFailed(RuntimeError):
+    """The template could not fork this submission: it is started cold instead."""
+
+
+def select_readable(sock, timeout: float | None) -> bool:
+    try:
+        readable, _, _ = select.select([sock], [], [], timeout)
+    except (OSError, ValueError):
+        return False
+    return bool(readable)
+
+
+# Templates of this process, per assignment: free ones, and the one each thread holds while it
+# grades a submission (in a fork of itself, which keeps the thread's id). A thread grades one
+# submission at a time: a pool worker's only thread, or each of a dask worker's threads.
+_FREE: dict[str, list[Template]] = {}
+_HELD: dict[int, Template] = {}
+_LOCK = threading.Lock()
+
+
+def warm_enabled() -> bool:
+    return os.environ.get("PDL_WARM", "1") != "0"
+
+
+def start_templates(assignment: str, count: int = 1) -> None:
+    """Make sure this process has ``count`` templates for ``assignment`` (none with ``PDL_WARM=0``).
+    Raises ``SandboxUnavailable`` if one cannot be set up."""
+    if not warm_enabled():
+        return
+    with _LOCK:
+        free = _FREE.setdefault(assignment, [])
+        free[:] = [t for t in free if t.running()]
+        missing = count - len(free) - sum(t.assignment == assignment for t in _HELD.values())
+    for _ in range(max(0, missing)):
+        template = Template(assignment)
+        with _LOCK:
+            _FREE[assignment].append(template)
+
+
+@contextlib.contextmanager
+def template_lease(assignment: str):
+    """Hold a template of ``assignment`` for this thread while one submission is graded (a free
+    one, or a new one if every one is busy); nothing where ``start_templates`` never ran."""
+    if not warm_enabled() or assignment not in _FREE:
+        yield None
+        return
+    with _LOCK:
+        free = _FREE[assignment]
+        template = next((t for t in free if t.running()), None)
+        free[:] = [t for t in free if t is not template and t.running()]
+    if template is None:
+        template = Template(assignment)
+    ident = threading.get_ident()
+    _HELD[ident] = template
+    try:
+        yield template
+    finally:
+        del _HELD[ident]
+        if template.running():
+            with _LOCK:
+                _FREE[assignment].append(template)
+
+
+def template_for(files) -> Template | None:
+    """The running template this thread holds, if it forks the notebook among ``files``."""
+    template = _HELD.get(threading.get_ident())
+    if template is not None and f"{template.assignment}.ipynb" in files and template.running():
+        return template
+    return None
+
+
 class Worker:
     """One student process. ``request`` sends a message and waits for the answer."""
 
@@ -377,17 +639,22 @@ class Worker:
         limits = dict(LIMITS, memory_mb=memory_mb or 0, cpu_s=int(cpu_s))
         inner = [sys.executable, "-I", "-c",
                  "import sys; sys.path.insert(0, {!r}); import autograder.run.worker as w; w.main({!r})"]
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0",
-               "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
-        for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
-            if key in os.environ:
-                env[key] = os.environ[key]
+        env: dict[str, str] = {}
         self._root = None if self.isolation != "process" else Path(tempfile.mkdtemp(prefix="pdl-work-"))
         self._lease: accounts.Lease | None = None
         self.notes: list[str] = []  # grader notes: what the isolation could not confine here
         tmpdir = "/tmp"
-        if self.isolation == "namespace":
+        self.warm = False  # forked by a warm template
+        template = template_for(files) if self.isolation == "namespace" else None
+        if template is not None:
+            try:
+                self.proc = template.spawn(limits)
+                self.warm = True
+            except (TemplateFailed, OSError):
+                pass  # started cold below, as isolated
+        if self.warm:
+            pass
+        elif self.isolation == "namespace":
             home = HOME
             inner[-1] = inner[-1].format("/pdl", json.dumps(limits))
             cmd = _unshare_cmd() + ["sh", "-c", _setup_script(sandbox_uid(), inner, _release_imports(files))]
@@ -415,11 +682,12 @@ class Worker:
             home = tmpdir = str(self._root)
             inner[-1] = inner[-1].format(str(REPO), json.dumps(limits))
             cmd, cwd = inner, home
-        env.update(HOME=home, TMPDIR=tmpdir, MPLCONFIGDIR=f"{home}/.config/matplotlib")
         setup = _child_setup if self._lease is None else functools.partial(_account_child_setup, self._lease)
         try:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, cwd=cwd, env=env, preexec_fn=setup)
+            if not self.warm:
+                self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.PIPE, cwd=cwd, env={**_worker_env(home, tmpdir), **env},
+                                             preexec_fn=setup)
         except (OSError, subprocess.SubprocessError) as exc:
             if self._lease is None:
                 raise
@@ -557,6 +825,13 @@ class Worker:
         if self._lease is not None:  # every process of the uid, wherever it went (cgroup, kill(-1))
             self._lease.kill()
         if self.proc.poll() is not None:
+            return
+        if self.warm:  # the template kills the fork; its pid namespace dies with it
+            self.proc.kill()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
             return
         if self.isolation == "namespace":
             # Kill the namespace's init (unshare's child): the kernel then kills every process

@@ -79,6 +79,19 @@ def write_files(files: dict) -> None:
             fh.write(base64.b64decode(data))
 
 
+def make_shell():
+    """The IPython shell the cells run in (one per process: a warm template makes it before it
+    forks, so each submission gets a pristine copy)."""
+    from IPython.core.interactiveshell import InteractiveShell  # heavy: only here
+    from traitlets.config import Config  # with IPython
+
+    config = Config()
+    config.HistoryManager.enabled = False  # cells run with store_history=False: no database, no thread
+    shell = InteractiveShell.instance(colors="nocolor", config=config)
+    shell.showtraceback = lambda *a, **k: None  # errors are reported through the protocol
+    return shell
+
+
 def main(limits_json: str = "{}") -> None:
 
     limits = json.loads(limits_json)
@@ -103,10 +116,7 @@ def main(limits_json: str = "{}") -> None:
         out.write(line + "\n")
         out.flush()
 
-    from IPython.core.interactiveshell import InteractiveShell  # heavy: loaded under the limits
-
-    shell = InteractiveShell.instance(colors="nocolor")
-    shell.showtraceback = lambda *a, **k: None  # errors are reported through the protocol
+    shell = make_shell()  # heavy: loaded under the limits (made ahead by a warm template)
     ns = shell.user_ns
     send({"event": "ready"})
 
