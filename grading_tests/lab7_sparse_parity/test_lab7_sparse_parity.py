@@ -41,7 +41,8 @@ def _binomial_ok(counts, n, p, eps):
 def test_task_probs(student):
     "task_probs for random T and alpha"
     rng = rng_for("task_probs")
-    for T, a in [(48, 0.4), (int(rng.integers(2, 30)), float(rng.uniform(0.1, 2.0))), (1, 0.7)]:
+    for T, a in [(48, 0.4), (int(rng.integers(2, 30)), float(rng.uniform(0.1, 2.0))), (1, 0.7),
+                 (int(rng.integers(500, 2000)), float(rng.uniform(0.01, 0.05))), (12, float(rng.uniform(20, 40)))]:
         assert_close(student.task_probs(T, a), ref.task_probs(T, a), rtol=1e-9, atol=1e-15,
                      name=f"task_probs({T}, {a:.3f})")
 
@@ -84,7 +85,7 @@ def test_make_tasks(student):
 def test_parity_labels(student):
     "parity_labels on random bits, subsets and task ids"
     rng = rng_for("parity_labels")
-    for T, n_bits, k, B in [(6, 12, 3, 50), (3, 7, 1, 20), (5, 9, 4, 40)]:
+    for T, n_bits, k, B in [(6, 12, 3, 50), (3, 7, 1, 20), (5, 9, 4, 40), (1, 5, 5, 1)]:
         tasks = np.array([np.sort(rng.choice(n_bits, size=k, replace=False)) for _ in range(T)])
         bits = 2 * rng.integers(0, 2, size=(B, n_bits)) - 1
         ids = rng.integers(0, T, size=B)
@@ -206,3 +207,103 @@ def test_train_learning_order(student):
     cl = ref.cliff_steps({"steps": out["steps"], "task_losses": out["task_losses"]})
     assert np.all(np.isfinite(cl[:3])), "the three most frequent tasks should be learned within 1000 steps (test MSE < 0.1)"
     assert cl[0] < np.min(cl[1:]) and cl[1] < cl[3], "tasks should be learned in order of frequency"
+
+
+
+@points(1)
+def test_make_tasks_edges(student):
+    "make_tasks at the edges of its ranges: one task, one bit per subset, subsets of all the bits"
+    rng = rng_for("make_tasks_edges")
+    for T, n_bits, k in [(1, int(rng.integers(2, 20)), 1), (1, 1, 1), (int(rng.integers(2, 6)), 5, 1), (2, 6, 6)]:
+        seed = int(rng.integers(0, 2**31))
+        got = np.asarray(student.make_tasks(T, n_bits, k, seed))
+        assert got.shape == (T, k), f"make_tasks({T}, {n_bits}, {k}, seed) should have shape ({T}, {k})"
+        assert np.all(got == np.round(got)) and np.all((got >= 0) & (got < n_bits)), \
+            f"bit indices should be integers in 0..{n_bits - 1}"
+        assert np.all(np.diff(got, axis=1) > 0), "each subset should be sorted, with k distinct bits"
+        assert_close(student.make_tasks(T, n_bits, k, seed), got, rtol=0, atol=0,
+                     name="subsets for the same seed (reproducible)")
+
+
+# False-fail budget 1e-4 (any correct draw, any course seed): layout, labels and the one-task and
+# one-sample cases hold for every correct draw; in a batch of 3000 samples of one task the count of
+# +1 in each of the 12 bit columns, and in the product of each of the 66 pairs of columns, is
+# Binomial(3000, 1/2) for independent fair bits: each within its exact central quantiles at
+# eps = 1e-4 / 78 (union bound).
+@points(1)
+def test_sample_batch_one_task_independent_bits(student):
+    "sample_batch with one task and with a batch of one; the bits independent fair coins (statistical)"
+    rng = rng_for("sample_batch_one_task_independent_bits")
+    tasks = np.array([[0, 3, 5]])
+    for batch, n_bits in [(1, 7), (3000, 12)]:
+        got = student.sample_batch(tasks, np.array([1.0]), batch, int(rng.integers(0, 2**31)), n_bits)
+        ids, bits = _check_batch(got, tasks, 1, n_bits, batch)
+        assert np.all(ids == 0), "with one task every sample belongs to task 0"
+    pos = bits > 0
+    i, j = np.triu_indices(n_bits, 1)
+    eps = 1e-4 / (n_bits + len(i))
+    assert _binomial_ok(pos.sum(axis=0), batch, 0.5, eps), "the bits should be fair coins"
+    assert _binomial_ok((bits[:, i] * bits[:, j] > 0).sum(axis=0), batch, 0.5, eps), \
+        "the bits of a sample should be independent coins (every pair of bits uncorrelated)"
+
+
+@points(1)
+def test_cliff_steps_edges(student):
+    "cliff_steps: tasks learned from the first record, a single record, threshold 0 and the default threshold"
+    rng = rng_for("cliff_steps_edges")
+    R, T = 12, 5
+    steps = np.arange(R) * int(rng.integers(5, 50))
+    L = 0.02 + 0.05 * rng.random((R, T))          # tasks 0 and 1: below 0.1 from the first record on
+    L[:4, 2] = 0.5                                # task 2: learned at record 4
+    L[:, 3] = 0.5                                 # task 3: never
+    L[0, 4], L[R - 1, 4] = 0.5, 0.3               # task 4: below in between, not at the end
+    curves = {"steps": steps, "task_losses": L}
+    for thr in [None, 0.3, 0.0]:
+        args = (curves,) if thr is None else (curves, thr)
+        assert_close(student.cliff_steps(*args), ref.cliff_steps(*args), rtol=0, atol=0,
+                     name="cliff steps" + ("" if thr is None else f" at threshold {thr}"))
+    one = {"steps": np.array([0]), "task_losses": L[:1]}
+    assert_close(student.cliff_steps(one), ref.cliff_steps(one), rtol=0, atol=0, name="cliff steps of a single record")
+
+
+def _exact_task_losses(params, tasks, T, n_bits):
+    """Mean, variance and largest deviation of each task's squared error (f(x) - y)^2 over all 2^n_bits
+    equally likely bit patterns, for the network with the given parameters (float64)."""
+    W1, b1 = np.asarray(params["W1"], dtype=float), np.asarray(params["b1"], dtype=float).ravel()
+    W2, b2 = np.asarray(params["W2"], dtype=float).reshape(1, -1), np.asarray(params["b2"], dtype=float).ravel()
+    pat = 2 * ((np.arange(2**n_bits)[:, None] >> np.arange(n_bits)) & 1) - 1
+    mu, var, dev = np.zeros(T), np.zeros(T), np.zeros(T)
+    for t in range(T):
+        X = np.concatenate([np.tile(np.eye(T)[t], (len(pat), 1)), pat], axis=1)
+        e = ((np.maximum(X @ W1.T + b1, 0) @ W2.T).ravel() + b2[0] - np.prod(pat[:, np.asarray(tasks)[t]], axis=1)) ** 2
+        mu[t], var[t], dev[t] = e.mean(), e.var(), np.max(np.abs(e - e.mean()))
+    return mu, var, dev
+
+
+# False-fail budget 1e-4 (any stream, any course seed): with no update (steps = 0) the recorded loss of
+# task t is the mean of n_test = 400 independent squared errors of the returned network on inputs of
+# task t (uniform bits), whose mean mu_t, variance s_t^2 and largest deviation M_t are computed
+# exactly over all 2^8 bit patterns; Bernstein's inequality P(|mean - mu_t| >= d) <=
+# 2 exp(-n d^2 / (2 s_t^2 + 2 M_t d / 3)) at 1e-4 / 24 for each of the 24 tasks (union bound), plus
+# 1e-4 for float32 rounding. A test set drawn with the task frequencies (p_i ~ i^-3) leaves tasks
+# 15-24 between none and 2 samples each, several times the allowed spread.
+@points(1)
+def test_train_test_set(student):
+    "train_sparse_parity with no training step and default width, batch, lr, record_every: the step-0 test losses are those of the returned network on n_test fresh samples of every task"
+    rng = rng_for("train_test_set")
+    T, n_bits, n_test = 24, 8, 400
+    cfg = dict(T=T, n_bits=n_bits, k=3, alpha=2.0, steps=0, n_test=n_test, seed=int(rng.integers(1000)))
+    out = student.train_sparse_parity(cfg)
+    assert_close(out["steps"], np.array([0]), rtol=0, atol=0, name="recorded steps with steps = 0")
+    L = np.asarray(out["task_losses"], dtype=float)
+    assert L.shape == (1, T), "task_losses should have shape (number of records, T)"
+    assert np.all(np.isfinite(L)), "every task should have test samples (n_test of each task)"
+    W1 = np.asarray(out["params"]["W1"])
+    assert W1.shape == (ref.DEFAULT_CONFIG["width"], T + n_bits), \
+        "a key missing from config (here width) should be taken from DEFAULT_CONFIG"
+    mu, var, dev = _exact_task_losses(out["params"], out["tasks"], T, n_bits)
+    lg = np.log(2 * T / 1e-4)
+    d = (2 * dev * lg / 3 + np.sqrt((2 * dev * lg / 3) ** 2 + 8 * n_test * var * lg)) / (2 * n_test)
+    assert np.all(np.abs(L[0] - mu) <= d + 1e-4), \
+        "the step-0 test loss of each task should be the mean squared error of the returned network on n_test " \
+        "fresh samples of that task (uniform bits, its parity as label)"

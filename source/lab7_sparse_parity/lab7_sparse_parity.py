@@ -492,7 +492,8 @@ def _binomial_ok(counts, n, p, eps):
 def test_task_probs(student):
     "task_probs for random T and alpha"
     rng = rng_for("task_probs")
-    for T, a in [(48, 0.4), (int(rng.integers(2, 30)), float(rng.uniform(0.1, 2.0))), (1, 0.7)]:
+    for T, a in [(48, 0.4), (int(rng.integers(2, 30)), float(rng.uniform(0.1, 2.0))), (1, 0.7),
+                 (int(rng.integers(500, 2000)), float(rng.uniform(0.01, 0.05))), (12, float(rng.uniform(20, 40)))]:
         assert_close(student.task_probs(T, a), ref.task_probs(T, a), rtol=1e-9, atol=1e-15,
                      name=f"task_probs({T}, {a:.3f})")
 
@@ -535,7 +536,7 @@ def test_make_tasks(student):
 def test_parity_labels(student):
     "parity_labels on random bits, subsets and task ids"
     rng = rng_for("parity_labels")
-    for T, n_bits, k, B in [(6, 12, 3, 50), (3, 7, 1, 20), (5, 9, 4, 40)]:
+    for T, n_bits, k, B in [(6, 12, 3, 50), (3, 7, 1, 20), (5, 9, 4, 40), (1, 5, 5, 1)]:
         tasks = np.array([np.sort(rng.choice(n_bits, size=k, replace=False)) for _ in range(T)])
         bits = 2 * rng.integers(0, 2, size=(B, n_bits)) - 1
         ids = rng.integers(0, T, size=B)
@@ -659,6 +660,106 @@ def test_train_learning_order(student):
     assert cl[0] < np.min(cl[1:]) and cl[1] < cl[3], "tasks should be learned in order of frequency"
 
 
+
+@points(1)
+def test_make_tasks_edges(student):
+    "make_tasks at the edges of its ranges: one task, one bit per subset, subsets of all the bits"
+    rng = rng_for("make_tasks_edges")
+    for T, n_bits, k in [(1, int(rng.integers(2, 20)), 1), (1, 1, 1), (int(rng.integers(2, 6)), 5, 1), (2, 6, 6)]:
+        seed = int(rng.integers(0, 2**31))
+        got = np.asarray(student.make_tasks(T, n_bits, k, seed))
+        assert got.shape == (T, k), f"make_tasks({T}, {n_bits}, {k}, seed) should have shape ({T}, {k})"
+        assert np.all(got == np.round(got)) and np.all((got >= 0) & (got < n_bits)), \
+            f"bit indices should be integers in 0..{n_bits - 1}"
+        assert np.all(np.diff(got, axis=1) > 0), "each subset should be sorted, with k distinct bits"
+        assert_close(student.make_tasks(T, n_bits, k, seed), got, rtol=0, atol=0,
+                     name="subsets for the same seed (reproducible)")
+
+
+# False-fail budget 1e-4 (any correct draw, any course seed): layout, labels and the one-task and
+# one-sample cases hold for every correct draw; in a batch of 3000 samples of one task the count of
+# +1 in each of the 12 bit columns, and in the product of each of the 66 pairs of columns, is
+# Binomial(3000, 1/2) for independent fair bits: each within its exact central quantiles at
+# eps = 1e-4 / 78 (union bound).
+@points(1)
+def test_sample_batch_one_task_independent_bits(student):
+    "sample_batch with one task and with a batch of one; the bits independent fair coins (statistical)"
+    rng = rng_for("sample_batch_one_task_independent_bits")
+    tasks = np.array([[0, 3, 5]])
+    for batch, n_bits in [(1, 7), (3000, 12)]:
+        got = student.sample_batch(tasks, np.array([1.0]), batch, int(rng.integers(0, 2**31)), n_bits)
+        ids, bits = _check_batch(got, tasks, 1, n_bits, batch)
+        assert np.all(ids == 0), "with one task every sample belongs to task 0"
+    pos = bits > 0
+    i, j = np.triu_indices(n_bits, 1)
+    eps = 1e-4 / (n_bits + len(i))
+    assert _binomial_ok(pos.sum(axis=0), batch, 0.5, eps), "the bits should be fair coins"
+    assert _binomial_ok((bits[:, i] * bits[:, j] > 0).sum(axis=0), batch, 0.5, eps), \
+        "the bits of a sample should be independent coins (every pair of bits uncorrelated)"
+
+
+@points(1)
+def test_cliff_steps_edges(student):
+    "cliff_steps: tasks learned from the first record, a single record, threshold 0 and the default threshold"
+    rng = rng_for("cliff_steps_edges")
+    R, T = 12, 5
+    steps = np.arange(R) * int(rng.integers(5, 50))
+    L = 0.02 + 0.05 * rng.random((R, T))          # tasks 0 and 1: below 0.1 from the first record on
+    L[:4, 2] = 0.5                                # task 2: learned at record 4
+    L[:, 3] = 0.5                                 # task 3: never
+    L[0, 4], L[R - 1, 4] = 0.5, 0.3               # task 4: below in between, not at the end
+    curves = {"steps": steps, "task_losses": L}
+    for thr in [None, 0.3, 0.0]:
+        args = (curves,) if thr is None else (curves, thr)
+        assert_close(student.cliff_steps(*args), ref.cliff_steps(*args), rtol=0, atol=0,
+                     name="cliff steps" + ("" if thr is None else f" at threshold {thr}"))
+    one = {"steps": np.array([0]), "task_losses": L[:1]}
+    assert_close(student.cliff_steps(one), ref.cliff_steps(one), rtol=0, atol=0, name="cliff steps of a single record")
+
+
+def _exact_task_losses(params, tasks, T, n_bits):
+    """Mean, variance and largest deviation of each task's squared error (f(x) - y)^2 over all 2^n_bits
+    equally likely bit patterns, for the network with the given parameters (float64)."""
+    W1, b1 = np.asarray(params["W1"], dtype=float), np.asarray(params["b1"], dtype=float).ravel()
+    W2, b2 = np.asarray(params["W2"], dtype=float).reshape(1, -1), np.asarray(params["b2"], dtype=float).ravel()
+    pat = 2 * ((np.arange(2**n_bits)[:, None] >> np.arange(n_bits)) & 1) - 1
+    mu, var, dev = np.zeros(T), np.zeros(T), np.zeros(T)
+    for t in range(T):
+        X = np.concatenate([np.tile(np.eye(T)[t], (len(pat), 1)), pat], axis=1)
+        e = ((np.maximum(X @ W1.T + b1, 0) @ W2.T).ravel() + b2[0] - np.prod(pat[:, np.asarray(tasks)[t]], axis=1)) ** 2
+        mu[t], var[t], dev[t] = e.mean(), e.var(), np.max(np.abs(e - e.mean()))
+    return mu, var, dev
+
+
+# False-fail budget 1e-4 (any stream, any course seed): with no update (steps = 0) the recorded loss of
+# task t is the mean of n_test = 400 independent squared errors of the returned network on inputs of
+# task t (uniform bits), whose mean mu_t, variance s_t^2 and largest deviation M_t are computed
+# exactly over all 2^8 bit patterns; Bernstein's inequality P(|mean - mu_t| >= d) <=
+# 2 exp(-n d^2 / (2 s_t^2 + 2 M_t d / 3)) at 1e-4 / 24 for each of the 24 tasks (union bound), plus
+# 1e-4 for float32 rounding. A test set drawn with the task frequencies (p_i ~ i^-3) leaves tasks
+# 15-24 between none and 2 samples each, several times the allowed spread.
+@points(1)
+def test_train_test_set(student):
+    "train_sparse_parity with no training step and default width, batch, lr, record_every: the step-0 test losses are those of the returned network on n_test fresh samples of every task"
+    rng = rng_for("train_test_set")
+    T, n_bits, n_test = 24, 8, 400
+    cfg = dict(T=T, n_bits=n_bits, k=3, alpha=2.0, steps=0, n_test=n_test, seed=int(rng.integers(1000)))
+    out = student.train_sparse_parity(cfg)
+    assert_close(out["steps"], np.array([0]), rtol=0, atol=0, name="recorded steps with steps = 0")
+    L = np.asarray(out["task_losses"], dtype=float)
+    assert L.shape == (1, T), "task_losses should have shape (number of records, T)"
+    assert np.all(np.isfinite(L)), "every task should have test samples (n_test of each task)"
+    W1 = np.asarray(out["params"]["W1"])
+    assert W1.shape == (ref.DEFAULT_CONFIG["width"], T + n_bits), \
+        "a key missing from config (here width) should be taken from DEFAULT_CONFIG"
+    mu, var, dev = _exact_task_losses(out["params"], out["tasks"], T, n_bits)
+    lg = np.log(2 * T / 1e-4)
+    d = (2 * dev * lg / 3 + np.sqrt((2 * dev * lg / 3) ** 2 + 8 * n_test * var * lg)) / (2 * n_test)
+    assert np.all(np.abs(L[0] - mu) <= d + 1e-4), \
+        "the step-0 test loss of each task should be the mean squared error of the returned network on n_test " \
+        "fresh samples of that task (uniform bits, its parity as label)"
+
+
 # %% tags=["wrong"]
 # wrong: Zipf frequencies i^-alpha instead of i^-(alpha+1)
 # hint: The subtasks follow a Zipf law with frequencies p_i ∝ i^{−(α+1)}, like the quanta of Exercise
@@ -684,6 +785,15 @@ def make_tasks(T, n_bits, k, seed):
     g = np.random.default_rng(seed)
     return np.array([np.sort(g.choice(int(n_bits), size=int(k), replace=True)) for _ in range(int(T))])
 
+
+
+# %% tags=["wrong"]
+# wrong: the generator re-created from the seed for every task, so every task gets the same subset
+# hint: The subsets of the tasks are drawn independently of one another: create the generator once from
+#   the seed and draw every task's subset from it in turn (Section 7.6).
+def make_tasks(T, n_bits, k, seed):
+    return np.array([np.sort(np.random.default_rng(seed).choice(int(n_bits), size=int(k), replace=False))
+                     for _ in range(int(T))], dtype=np.int64).reshape(int(T), int(k))
 
 # %% tags=["wrong"]
 # wrong: parity as a 0/1 label (sum of the 0/1 bits mod 2) instead of the +-1 product
@@ -719,6 +829,58 @@ def cliff_steps(curves, threshold=0.1):
     below = L < threshold
     return np.where(below.any(axis=0), np.asarray(curves["steps"], dtype=float)[np.argmax(below, axis=0)], np.inf)
 
+
+
+# %% tags=["wrong"]
+# wrong: index 0 of the first record that stays below is taken for "not found": tasks learned from the start are inf
+# hint: A subtask whose loss is below the threshold from the first recorded step on is learned at that
+#   first step: "below from record 0" and "never below for good" are different answers (Section 7.6).
+def cliff_steps(curves, threshold=0.1):
+    steps = np.asarray(curves["steps"], dtype=float)
+    below = np.asarray(curves["task_losses"], dtype=float) < threshold
+    stays = np.logical_and.accumulate(below[::-1], axis=0)[::-1]
+    first = np.argmax(stays, axis=0)
+    return np.where(first > 0, steps[first], np.inf)
+
+
+# %% tags=["wrong"]
+# wrong: the test set drawn with the task frequencies (one Zipf batch of T n_test samples) instead of n_test samples per task
+# hint: The fixed test set holds n_test samples of every task, not a batch drawn with the frequencies p_i:
+#   a rare task's test loss needs as many samples as a frequent one's (Section 7.6, Figure 8).
+def train_sparse_parity(config):
+    cfg = {**DEFAULT_CONFIG, **dict(config)}
+    T, n_bits, k, seed = int(cfg["T"]), int(cfg["n_bits"]), int(cfg["k"]), int(cfg["seed"])
+    steps, every = int(cfg["steps"]), int(cfg["record_every"])
+    tasks = make_tasks(T, n_bits, k, seed)
+    probs = task_probs(T, cfg["alpha"])
+    torch.manual_seed(seed)
+    train_rng = np.random.default_rng(seed + 1)
+    Xt, yt, test_ids = sample_batch(tasks, probs, T * int(cfg["n_test"]), np.random.default_rng(seed + 2), n_bits)
+    X_test, y_test = torch.tensor(Xt, dtype=torch.float32), torch.tensor(yt, dtype=torch.float32)
+    model = torch.nn.Sequential(torch.nn.Linear(T + n_bits, int(cfg["width"])), torch.nn.ReLU(),
+                                torch.nn.Linear(int(cfg["width"]), 1))
+    opt = torch.optim.Adam(model.parameters(), lr=float(cfg["lr"]))
+    recorded, losses = [], []
+    for step in range(steps + 1):
+        if step % every == 0:
+            with torch.no_grad():
+                err2 = ((model(X_test).squeeze(-1) - y_test) ** 2).numpy().astype(float)
+            losses.append(np.array([err2[test_ids == t].mean() if np.any(test_ids == t) else np.nan
+                                    for t in range(T)]))
+            recorded.append(step)
+        if step == steps:
+            break
+        X, y, _ = sample_batch(tasks, probs, int(cfg["batch"]), train_rng, n_bits)
+        loss = ((model(torch.tensor(X, dtype=torch.float32)).squeeze(-1) - torch.tensor(y, dtype=torch.float32)) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    task_losses = np.array(losses)
+    first, last = model[0], model[2]
+    params = {"W1": first.weight.detach().numpy().astype(float), "b1": first.bias.detach().numpy().astype(float),
+              "W2": last.weight.detach().numpy().astype(float), "b2": last.bias.detach().numpy().astype(float)}
+    return {"steps": np.array(recorded), "task_losses": task_losses, "aggregate": task_losses @ probs,
+            "probs": probs, "tasks": tasks, "params": params}
 
 # %% tags=["alternative"]
 # alternative: XOR parity, explicit loops, cliff search from the end, training in float64 with its own batch assembly
