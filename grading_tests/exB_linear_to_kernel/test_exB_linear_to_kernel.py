@@ -76,6 +76,18 @@ def test_least_squares_rank_deficient(student):
                      rtol=1e-6, atol=1e-8, name=f"min-norm least squares for X of shape {(n, P)}, rank {r}")
 
 
+@points(1)
+def test_least_squares_weighted_rank_deficient(student):
+    "weighted least squares with linearly dependent columns: the minimizer of smallest Euclidean norm"
+    rng = rng_for("least_squares_weighted_rank_deficient")
+    for n, P, r in [(10, 6, 3), (6, 9, 4)]:
+        X = _low_rank(rng, n, P, r)
+        Y = rng.standard_normal(n)
+        g = _random_spd(rng, n)
+        assert_close(student.least_squares(X, Y, g), ref.least_squares(X, Y, g),
+                     rtol=1e-6, atol=1e-8, name=f"weighted min-norm theta for X of shape {(n, P)}, rank {r}")
+
+
 @points(2)
 def test_min_norm_interpolant_random(student):
     "minimum-norm interpolant for random wide feature matrices (P > n)"
@@ -97,6 +109,37 @@ def test_min_norm_interpolant_quadratic_features(student):
     Psi = np.stack([np.ones(3), np.sqrt(2) * x, x**2], axis=1)
     assert_close(student.min_norm_interpolant(Psi, Y), ref.min_norm_interpolant(Psi, Y),
                  rtol=1e-6, atol=1e-9, name="theta")
+
+
+@points(1)
+def test_min_norm_interpolant_square_and_single(student):
+    "minimum-norm interpolant at the ends of P >= n: a square feature matrix (P = n) and one data point"
+    rng = rng_for("min_norm_interpolant_square_and_single")
+    for n, P in [(5, 5), (1, 4), (1, 1)]:
+        Psi = rng.standard_normal((n, P)) + 2.0 * np.eye(n, P)
+        Y = rng.standard_normal(n)
+        assert_close(student.min_norm_interpolant(Psi, Y), ref.min_norm_interpolant(Psi, Y), rtol=1e-6, atol=1e-9,
+                     name=f"theta for Psi of shape {(n, P)}")
+
+
+@points(1)
+def test_ridge_edges(student):
+    "ridge at P = n and at a large ridge parameter; kernel ridge with one training and one test point"
+    rng = rng_for("ridge_edges")
+    for n, P, lam in [(6, 6, float(rng.uniform(0.2, 2.0))), (7, 4, 1e6), (4, 9, 1e6)]:
+        Psi = rng.standard_normal((n, P))
+        Y = rng.standard_normal(n)
+        assert_close(student.ridge_parameters(Psi, Y, lam), ref.ridge_parameters(Psi, Y, lam), rtol=1e-6, atol=1e-12,
+                     name=f"theta_lam for Psi of shape {(n, P)}, lam = {lam:.3g}")
+    feats = rng.standard_normal((3, 5)) / np.sqrt(5)
+    K = feats @ feats.T
+    Y = rng.standard_normal(2)
+    for lam in [0.0, 0.7]:
+        for K_tr, K_te, y in [(K[:1, :1], K[2:, :1], Y[:1]), (K[:2, :2], K[2:, :2], Y)]:
+            out = np.asarray(student.kernel_ridge(K_tr, K_te, y, lam), dtype=float)
+            assert out.shape == (1,), "kernel_ridge must return an array of shape (m,), here m = 1"
+            assert_close(out, ref.kernel_ridge(K_tr, K_te, y, lam), rtol=1e-6, atol=1e-9,
+                         name=f"kernel ridge with n = {len(y)}, m = 1, lam = {lam}")
 
 
 @points(2)
@@ -205,6 +248,29 @@ def test_effective_ridge(student):
 
 
 @points(1)
+def test_filters_at_the_ends(student):
+    "ridge and flow filters at a zero eigenvalue and at zero training time, lam_eff at large eta t s2, floats"
+    rng = rng_for("filters_at_the_ends")
+    s2 = np.concatenate([[0.0], rng.uniform(0.01, 10.0, 4), [1e6]])
+    lam = float(rng.uniform(0.1, 2.0))
+    assert_close(student.ridge_filter(s2, lam), ref.ridge_filter(s2, lam), rtol=1e-8, atol=1e-12,
+                 name="ridge filter with s2 = 0 and a large s2")
+    for eta_t in [0.0, float(rng.uniform(0.2, 2.0))]:
+        assert_close(student.flow_filter(s2, eta_t), ref.flow_filter(s2, eta_t), rtol=1e-8, atol=1e-12,
+                     name=f"flow filter with s2 = 0 and a large s2, eta_t = {eta_t:.3g}")
+    one = float(s2[1])
+    for fn, args in [("ridge_filter", (one, lam)), ("flow_filter", (one, 0.0)), ("flow_filter", (one, 1.3)),
+                     ("effective_ridge", (one, 1.3))]:
+        assert_close(getattr(student, fn)(*args), getattr(ref, fn)(*args), rtol=1e-7, atol=1e-12,
+                     name=f"{fn} at a float s2")
+    big = rng.uniform(5.0, 50.0, 4)         # eta_t s2 from 50 to 1000: lam_eff ~ s2 exp(-eta_t s2)
+    with np.errstate(over="ignore"):
+        expected = ref.effective_ridge(big, 20.0)
+    assert_close(student.effective_ridge(big, 20.0), expected, rtol=1e-7, atol=1e-300,
+                 name="lam_eff at large eta_t s2 (no overflow to nan)")
+
+
+@points(1)
 def test_two_point_predictions(student):
     "Exercise B.5(b,c): gradient-flow predictions at eta t = log 2 and ridge predictions at lam = 1"
     K = np.array([[2.0, 1.0], [1.0, 2.0]])
@@ -239,6 +305,20 @@ def test_flow_predictions_random(student):
         for eta_t in [0.3, 1.7]:
             assert_close(student.flow_predictions(K, Y, eta_t), ref.flow_predictions(K, Y, eta_t),
                          rtol=1e-6, atol=1e-9, name=f"f(t) for n = {n}, eta_t = {eta_t}")
+
+
+@points(1)
+def test_flow_predictions_edges(student):
+    "gradient-flow predictions at zero time, at long times, and for a singular kernel"
+    rng = rng_for("flow_predictions_edges")
+    K = _random_spd(rng, 5)
+    Y = rng.standard_normal(5)
+    feats = rng.standard_normal((6, 3))
+    K_sing = feats @ feats.T / 3        # rank 3: gradient flow never fits the two null modes
+    Y6 = rng.standard_normal(6)
+    for K_, Y_, eta_t in [(K, Y, 0.0), (K, Y, 200.0), (K_sing, Y6, float(rng.uniform(0.5, 2.0))), (K_sing, Y6, 500.0)]:
+        assert_close(student.flow_predictions(K_, Y_, eta_t), ref.flow_predictions(K_, Y_, eta_t), rtol=1e-6, atol=1e-9,
+                     name=f"f(t) for n = {len(Y_)}, rank {np.linalg.matrix_rank(K_)}, eta_t = {eta_t:.3g}")
 
 
 @points(2)
