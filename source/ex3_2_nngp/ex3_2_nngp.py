@@ -787,6 +787,35 @@ def test_relu_kernel_edges(student):
                  name="relu_kernel with K11 = 0")
 
 
+@points(1)
+def test_kernels_zero_variance_and_broadcasting(student):
+    "erf_kernel and relu_kernel at zero variance, on floats, and broadcast to a table as in the recursion"
+    rng = rng_for("kernels_zero_variance_and_broadcasting")
+    K = rng.uniform(0.2, 3.0, 4)
+    for fn in ["erf_kernel", "relu_kernel"]:
+        k1 = float(K[0])
+        for args in [(0.0, 0.0, 0.0), (0.0, k1, 0.0), (k1, k1, k1), (k1, float(K[1]), float(0.5 * np.sqrt(K[0] * K[1])))]:
+            assert_close(getattr(student, fn)(*args), getattr(ref, fn)(*args), rtol=1e-9, atol=1e-12,
+                         name=f"{fn}{tuple(round(a, 3) for a in args)}")
+        C = np.outer(K, K) ** 0.5 * rng.uniform(-1, 1, (4, 4))
+        C = (C + C.T) / 2
+        np.fill_diagonal(C, K)
+        assert_close(getattr(student, fn)(K[:, None], K[None, :], C), getattr(ref, fn)(K[:, None], K[None, :], C),
+                     rtol=1e-9, atol=1e-12, name=f"{fn}(diag[:, None], diag[None, :], K): a (4, 4) table")
+
+
+@points(1)
+def test_nngp_kernel_degenerate_inputs(student):
+    "nngp_kernel for one input, for one input dimension, and with a zero input and no biases"
+    rng = rng_for("nngp_kernel_degenerate_inputs")
+    cases = [(rng.normal(size=(1, 5)), 2, "erf", 1.5, 0.2), (rng.normal(size=(4, 1)), 3, "relu", 2.0, 0.1),
+             (np.vstack([np.zeros(4), rng.normal(size=(3, 4))]), 3, "relu", 2.0, 0.0),
+             (np.vstack([rng.normal(size=(2, 4)), np.zeros(4)]), 2, "erf", 1.3, 0.0)]
+    for X, depth, act, sw, sb in cases:
+        assert_close(student.nngp_kernel(X, depth, act, sw, sb), ref.nngp_kernel(X, depth, act, sw, sb),
+                     rtol=1e-8, atol=1e-11, name=f"nngp_kernel (X of shape {X.shape}, {act}, depth {depth}, sigma_b = {sb})")
+
+
 @points(2)
 def test_nngp_kernel_erf(student):
     "nngp_kernel for erf networks of depth 1 to 4 with weights and biases"
@@ -820,6 +849,8 @@ def test_nngp_kernel_depth_zero_and_he(student):
                  rtol=1e-8, atol=1e-11, name="nngp_kernel (relu, He, depth 8)")
 
 
+# False-fail budget 1e-4: reproducibility holds for every correct implementation; two different seeds
+# give equal outputs to np.allclose only if 400 continuous random values coincide (probability 0).
 @pytest.mark.reference_input  # inputs computed from a reference result
 @points(1)
 def test_sample_network_outputs_seed(student):
@@ -831,8 +862,17 @@ def test_sample_network_outputs_seed(student):
     assert a.shape == (200, 2), "expected an array of shape (M, 2)"
     assert np.array_equal(a, b), "the same seed must give the same networks"
     assert not np.allclose(a, c), "different seeds should give different networks"
+    for N, M in [(1, 1), (1, 3)]:     # the smallest width and number of networks
+        out = np.asarray(student.sample_network_outputs(x, x2, N, M, 5), dtype=float)
+        assert out.shape == (M, 2) and np.all(np.isfinite(out)), f"expected a finite array of shape ({M}, 2) at N = {N}"
 
 
+# False-fail budget 1e-4 (any stream, any course seed): 10 checks (3 second moments and 2 means at each
+# of N = 3 and 30), each at z = 5 sample standard errors of a mean of M = 20000 independent networks.
+# The products f f' have light (exponential) tails, so their means are close to normal: over 100 reruns of
+# the reference (1000 z's) the z's had standard deviation 1.01-1.02, skewness < 0.14 and max |z| 3.6.
+# Normal tail 5.7e-7 per check (1.2e-6 if the standard deviation were 1.05), union bound over 10 checks:
+# P(fail) < 2e-5.
 @pytest.mark.reference_input  # inputs computed from a reference result
 @points(3)
 def test_sample_network_outputs_covariance(student):
@@ -853,6 +893,11 @@ def test_sample_network_outputs_covariance(student):
                      name=f"mean of f at N = {N}")
 
 
+# False-fail budget 1e-4 (any stream, any course seed): one check at z = 5 sample standard errors of the
+# mean of f(x)^4 over M = 100000 networks. f^4 is heavy-tailed (skewness ~10, so ~0.03 for the mean) and
+# the sample standard error is itself noisy (~5 %): over 100 reruns of the reference the z's had
+# standard deviation 0.91 and max |z| 2.7. Normal tail 5.7e-7, with the Edgeworth correction for the
+# skewness < 1e-6 at z = 5: P(fail) < 1e-5.
 @points(2)
 def test_sample_network_outputs_finite_width(student):
     "fourth moment of f(x) at width N = 3 against its exact finite-width value (statistical)"
@@ -868,6 +913,8 @@ def test_sample_network_outputs_finite_width(student):
                  name="E[f(x)^4] at N = 3 (5 standard errors)")
 
 
+# False-fail budget 1e-4 (any stream, any course seed): 2 checks at z = 5 sample standard errors of means
+# over M = 20000 networks (as in test_sample_network_outputs_covariance): P(fail) < 2e-6.
 @points(1)
 def test_sample_network_outputs_sigma_w(student):
     "sample covariance at weight variance sigma_w = 2 (statistical)"
@@ -881,6 +928,13 @@ def test_sample_network_outputs_sigma_w(student):
                      name=f"E[f f] entry {(i, j)} at sigma_w = 2")
 
 
+# False-fail budget 1e-4 (any stream, any course seed): 6 checks (3 entries at N = 4 and 32), each of a
+# sample variance over M = 4000 initializations against the exact variance, at z = 5 exact standard errors
+# (relative standard error sqrt((kappa_N - 1) / M), kappa_N the exact kurtosis of the width-N kernel,
+# from _stochastic_kernel_exact). The kernel is bounded (|erf| <= 1), so the sample variance is close to
+# normal at M = 4000 (100 reruns of the reference at N = 4, 300 z's: standard deviation 1.08, skewness
+# 0.13, max |z| 3.2). Even with a standard deviation of 1.1 the tail at 5 is 5.5e-6 per check; union
+# bound over 6: P(fail) < 4e-5.
 @points(3)
 def test_stochastic_kernel_variance_values(student):
     "stochastic_kernel_variance at N = 4 and N = 32 against the exact Var(phi phi')/N (statistical)"
@@ -894,6 +948,8 @@ def test_stochastic_kernel_variance_values(student):
                      name=f"variances of K(x,x), K(x',x'), K(x,x') at N = {N} (5 standard errors)")
 
 
+# False-fail budget 1e-4 (any stream, any course seed): 3 checks at z = 5 exact standard errors, as in
+# test_stochastic_kernel_variance_values: P(fail) < 2e-5.
 @points(1)
 def test_stochastic_kernel_variance_other_inputs(student):
     "stochastic_kernel_variance with explicitly given inputs (statistical)"
@@ -903,8 +959,18 @@ def test_stochastic_kernel_variance_other_inputs(student):
     _, var_exact, fac = ref._stochastic_kernel_exact(x, x2, N)
     v = np.asarray(student.stochastic_kernel_variance(N, M, int(rng.integers(2**31)), x, x2), dtype=float)
     assert_close(v, var_exact, rtol=5 * fac / np.sqrt(M), atol=0, name="variances for the given inputs")
+    for N in [1, 3]:     # the smallest number of initializations, M = 2, and the smallest width
+        v = np.asarray(student.stochastic_kernel_variance(N, 2, int(rng.integers(2**31)), x, x2), dtype=float)
+        assert v.shape == (3,) and np.all(np.isfinite(v)) and np.all(v >= 0), \
+            f"expected three finite sample variances >= 0 at M = 2, N = {N}"
 
 
+# False-fail budget 1e-4 (any stream, any course seed): Var K = Var(phi phi') / N exactly, so the expected
+# slope is -1 up to the small bias of log(sample variance) (< 0.001). Each log variance over M = 2000 has
+# standard deviation sqrt((kappa_N - 1) / M), 0.026-0.035 at the exercise's inputs (exact kurtosis), so
+# the least-squares slope over log N = log 2 ... log 128 (sum of squared deviations 9.6) has standard
+# deviation < 0.035 / sqrt(9.6) = 0.011: the tolerance 0.1 is 9 of them (normal tail < 1e-15; still 6
+# at a standard deviation of 0.05). A slope of -1/2 (a standard deviation) fails.
 @points(1)
 def test_stochastic_kernel_variance_slope(student):
     "the fitted log-log slope of the stochastic-kernel variance against the width"
@@ -943,6 +1009,33 @@ def relu_kernel(K11, K22, K12, sigma_w=2):
     cos = np.clip(K12 / np.where(norm > 0, norm, 1.0), -1, 1)
     theta = np.arccos(cos)
     return np.where(norm > 0, sigma_w / (2 * np.pi) * norm * (np.sin(theta) + theta * cos), 0.0)
+
+
+# %% tags=["wrong"]
+# wrong: arc-cosine kernel without the zero-variance guard: 0/0 = nan where K11 K22 = 0
+# hint: An input with zero preactivation variance (x = 0 and no bias) has φ(u) = relu(0) = 0, so its
+#   kernel entries are 0: guard the division by √(K11 K22) instead of returning nan (eq. (3.31)).
+def relu_kernel(K11, K22, K12, sigma_w=2):
+    K11, K22, K12 = (np.asarray(a, dtype=float) for a in (K11, K22, K12))
+    norm = np.sqrt(K11 * K22)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos = np.clip(K12 / norm, -1.0, 1.0)
+    theta = np.arccos(cos)
+    return sigma_w / (2 * np.pi) * norm * (np.sin(theta) + (np.pi - theta) * cos)
+
+
+# %% tags=["wrong"]
+# wrong: arccos of the unclipped cosine: nan for aligned inputs where round-off gives |cos| > 1
+# hint: For aligned inputs round-off can push K12/√(K11K22) just beyond ±1, and arccos is then nan:
+#   clip the cosine to [−1, 1] as the docstring says (eq. (3.31); deep ReLU networks drive every pair of
+#   inputs toward alignment).
+def relu_kernel(K11, K22, K12, sigma_w=2):
+    K11, K22, K12 = (np.asarray(a, dtype=float) for a in (K11, K22, K12))
+    norm = np.sqrt(K11 * K22)
+    with np.errstate(invalid="ignore"):
+        cos = K12 / np.where(norm > 0, norm, 1.0)
+        theta = np.arccos(cos)
+    return np.where(norm > 0, sigma_w / (2 * np.pi) * norm * (np.sin(theta) + (np.pi - theta) * cos), 0.0)
 
 
 # %% tags=["wrong"]
