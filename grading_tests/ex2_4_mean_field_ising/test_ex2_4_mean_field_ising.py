@@ -154,7 +154,7 @@ def test_finite_N_magnetization_large_N(student):
         beta = float(rng.uniform(1.2, 2.0)) / dJ
         B = np.concatenate([rng.uniform(-2, 2, 3) / (N * beta), [float(rng.uniform(0.05, 0.3))]])
         assert_close(student.finite_N_magnetization(B, N, beta, dJ), ref.finite_N_magnetization(B, N, beta, dJ),
-                     rtol=1e-5, atol=1e-5, name=f"E_N(m) at N={N:g}")
+                     rtol=1e-6, atol=1e-6, name=f"E_N(m) at N={N:g}")
 
 
 @points(1)
@@ -193,3 +193,102 @@ def test_critical_exponent_fit(student):
         t = np.geomspace(lo, hi, 6)
         assert_close(student.critical_exponent_fit(dJ, t), ref.critical_exponent_fit(dJ, t), rtol=1e-6, atol=1e-7,
                      name=f"(b, A) for t in [{lo:.1e}, {hi:.1e}]")
+
+
+@points(1)
+def test_scalar_inputs_give_floats(student):
+    "float inputs give one number: binary_entropy, ising_action (dJ = B = 0 included), mean_field_magnetization, finite-N functions"
+    rng = rng_for("scalar_inputs_give_floats")
+    calls = [("binary_entropy", (0.0,)), ("binary_entropy", (1.0,)), ("binary_entropy", (float(rng.uniform(-1, 1)),)),
+             ("ising_action", (-1.0, float(rng.uniform(0.5, 2)), 0.0, 0.0)),
+             ("ising_action", (float(rng.uniform(-1, 1)), float(rng.uniform(0.5, 2)), float(rng.uniform(0.5, 2)),
+                               float(rng.uniform(-0.5, 0.5)))),
+             ("mean_field_magnetization", (float(rng.uniform(0.5, 2)), 0.0, 0.0)),
+             ("finite_N_magnetization", (0.0, int(rng.integers(5, 50)), float(rng.uniform(0.5, 1.5)), 1.0)),
+             ("finite_N_susceptibility", (float(rng.uniform(-0.1, 0.1)), int(rng.integers(5, 50)), 1.2, 1.0))]
+    for fn, args in calls:
+        got = getattr(student, fn)(*args)
+        assert np.ndim(got) == 0, f"{fn} of float arguments should be one number (a float), not an array"
+        assert_close(got, getattr(ref, fn)(*args), rtol=1e-6, atol=1e-9, name=f"{fn} at float arguments")
+
+
+@points(1)
+def test_ising_action_zero_coupling_and_field(student):
+    "ising_action with dJ = 0 and B = 0 (the pure entropy term), endpoints included"
+    rng = rng_for("ising_action_zero_coupling_and_field")
+    m = np.concatenate([rng.uniform(-1, 1, 8), [-1.0, 0.0, 1.0]])
+    beta = float(rng.uniform(0.2, 3))
+    for dJ, B in [(0.0, 0.0), (0.0, float(rng.uniform(-1, 1))), (float(rng.uniform(0.2, 2)), 0.0)]:
+        assert_close(student.ising_action(m, beta, dJ, B), ref.ising_action(m, beta, dJ, B), rtol=1e-10, atol=1e-12,
+                     name=f"s(m) with dJ={dJ:.2f}, B={B:+.2f}")
+
+
+@points(1)
+def test_mean_field_magnetization_accuracy(student):
+    "mean_field_magnetization to the promised accuracy, with no coupling, at very low and very high temperature"
+    rng = rng_for("mean_field_magnetization_accuracy")
+    cases = [(float(rng.uniform(0.2, 4)), float(rng.uniform(0.1, 2)), float(rng.uniform(-0.6, 0.6))) for _ in range(4)]
+    cases += [(float(rng.uniform(0.5, 3)), 0.0, float(rng.uniform(-1, 1))), (float(rng.uniform(0.5, 3)), 0.0, 0.0),
+              (float(rng.uniform(20, 60)), 1.0, 0.0), (float(rng.uniform(20, 60)), 1.0, -float(rng.uniform(1e-4, 1e-2))),
+              (float(rng.uniform(0.01, 0.05)), float(rng.uniform(0.5, 2)), float(rng.uniform(-1, 1)))]
+    for beta, dJ, B in cases:
+        assert_close(student.mean_field_magnetization(beta, dJ, B), ref.mean_field_magnetization(beta, dJ, B),
+                     rtol=1e-11, atol=3e-12, name=f"m_bar(beta={beta:.3g}, dJ={dJ:.3g}, B={B:+.3g}) to ~1e-12")
+
+
+@points(1)
+def test_curie_weiss_iterate_shapes(student):
+    "curie_weiss_iterate from a 2-d array of starts (endpoints +-1 included) and for one step"
+    rng = rng_for("curie_weiss_iterate_shapes")
+    m0 = rng.uniform(-1, 1, (2, 3))
+    m0[0, 0], m0[1, 2] = -1.0, 1.0
+    beta, B = float(rng.uniform(0.5, 3)), float(rng.uniform(-0.2, 0.2))
+    for steps in [1, int(rng.integers(5, 15))]:
+        got = np.asarray(student.curie_weiss_iterate(beta, B, m0, steps), dtype=float)
+        assert got.shape == (steps + 1, 2, 3), "the trajectory should have shape (steps + 1,) + np.shape(m0)"
+        assert_close(got, ref.curie_weiss_iterate(beta, B, m0, steps), rtol=1e-10, atol=1e-12,
+                     name=f"trajectory from a (2, 3) array of starts, steps={steps}")
+
+
+@points(1)
+def test_curie_weiss_fixed_points_extreme_temperatures(student):
+    "curie_weiss_fixed_points at very low temperature (fixed points at +-1), very high, and just below T_c"
+    rng = rng_for("curie_weiss_fixed_points_extreme_temperatures")
+    for beta, B in [(float(rng.uniform(30, 100)), float(rng.uniform(-0.05, 0.05))), (float(rng.uniform(30, 100)), 0.0),
+                    (float(rng.uniform(0.01, 0.1)), float(rng.uniform(-1, 1))),
+                    (1.0 + float(rng.uniform(1e-4, 1e-3)), 0.0)]:
+        pts, stable = student.curie_weiss_fixed_points(beta, B)
+        want_pts, want_stable = ref.curie_weiss_fixed_points(beta, B)
+        assert_close(np.atleast_1d(pts), want_pts, rtol=1e-9, atol=1e-10,
+                     name=f"fixed points (beta={beta:.4g}, B={B:+.3f})")
+        assert_close(np.atleast_1d(stable).astype(float), want_stable.astype(float), rtol=0, atol=0,
+                     name=f"stability flags (beta={beta:.4g}, B={B:+.3f})")
+
+
+@points(1)
+def test_finite_N_edges(student):
+    "finite_N_magnetization and finite_N_susceptibility at N = 1 and 2, with no coupling, and at beta (dJ + |B|) = 3"
+    rng = rng_for("finite_N_edges")
+    for N, dJ, beta_dJ in [(1, 1.0, float(rng.uniform(0.5, 2.5))), (2, float(rng.uniform(0.5, 1.5)), 1.0),
+                           (int(rng.integers(5, 50)), 0.0, 1.0), (int(rng.integers(500, 2000)), 1.0, 2.9),
+                           (1e6, 1.0, 2.9)]:
+        beta = float(rng.uniform(0.5, 2.0)) if dJ == 0.0 else beta_dJ / dJ
+        B_top = float(rng.choice([-1, 1])) * (3 / beta - dJ)           # beta (dJ + |B|) = 3, the top of the range
+        B = np.concatenate([rng.uniform(-2, 2, 3) / (N * beta), [0.0, B_top]])
+        assert_close(student.finite_N_magnetization(B, N, beta, dJ), ref.finite_N_magnetization(B, N, beta, dJ),
+                     rtol=1e-6, atol=1e-6, name=f"E_N(m) at N={N:g}, dJ={dJ:.2f}, beta={beta:.3f}")
+        assert_close(student.finite_N_susceptibility(B, N, beta, dJ), ref.finite_N_susceptibility(B, N, beta, dJ),
+                     rtol=1e-5, atol=1e-8, name=f"chi_N at N={N:g}, dJ={dJ:.2f}, beta={beta:.3f}")
+
+
+@points(1)
+def test_critical_exponent_fit_two_temperatures(student):
+    "critical_exponent_fit from just two reduced temperatures, one of them close to 1 (T near 0)"
+    rng = rng_for("critical_exponent_fit_two_temperatures")
+    dJ = float(rng.uniform(0.5, 2))
+    for t in [np.array([float(rng.uniform(1e-4, 1e-2)), float(rng.uniform(0.9, 0.99))]),
+              np.array([1e-9, float(rng.uniform(1e-7, 1e-5))])]:
+        got = student.critical_exponent_fit(dJ, t)
+        assert len(got) == 2 and np.ndim(got[0]) == 0 and np.ndim(got[1]) == 0, "expected (b, A), two numbers"
+        assert_close(got, ref.critical_exponent_fit(dJ, t), rtol=1e-6, atol=1e-7,
+                     name=f"(b, A) for t = [{t[0]:.1e}, {t[1]:.2g}]")

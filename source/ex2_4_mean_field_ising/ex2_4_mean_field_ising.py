@@ -86,30 +86,30 @@ def draw_params(rng):
 
 
 # %% tags=["reference"]
-def _grid_for(beta, dJ, B_abs_max, N):
-    """Uniform m-grid fine enough for exp(-N beta s(m)): spacing <= half the narrowest peak width.
+def _u_grid(N):
+    """Uniform grid in u = artanh(m) on [-20, 20] (tanh(20) = 1 to double precision).
 
-    Every local minimum has |m| <= m* = tanh(beta (dJ + |B|)), where beta s''(m) <= 1/(1 - m*^2),
-    so every peak is wider than sqrt((1 - m*^2)/N).
+    In u the weight exp(-N beta s(m)) (1 - m^2) is smooth (analytic) up to m = +-1, where s'(m)
+    diverges, so the trapezoid rule converges spectrally; every peak has a width in u of at
+    least 1/sqrt(N) (the curvature of N beta s in u is N (1 - m^2)(1 - beta dJ (1 - m^2)) <= N),
+    and the spacing is a quarter of that (and at most 1e-2).
     """
-    sech2 = 1.0 / np.cosh(beta * (dJ + B_abs_max)) ** 2
-    h = min(1e-4, 0.5 * np.sqrt(sech2 / N))
-    G = int(np.ceil(2.0 / h)) + 1
-    return np.linspace(-1.0, 1.0, min(G, 2_000_001))
+    h = min(1e-2, 0.25 / np.sqrt(N))
+    return np.linspace(-20.0, 20.0, int(np.ceil(40.0 / h)) + 1)
 
 
 def _finite_N_mean_var(B, N, beta, dJ):
-    """Mean and variance of m under exp(-N beta s(m)) on [-1, 1] (trapezoid, log-sum-exp)."""
+    """Mean and variance of m under exp(-N beta s(m)) on [-1, 1] (trapezoid in u = artanh m, log-sum-exp)."""
     Bs = np.asarray(B, dtype=float)
     flat = np.atleast_1d(Bs).ravel()
-    m = _grid_for(beta, dJ, np.max(np.abs(flat)), N)
-    logw_end = np.zeros_like(m)
-    logw_end[[0, -1]] = np.log(0.5)                       # trapezoid end weights
+    u = _u_grid(N)
+    m = np.tanh(u)
+    log_jac = 2.0 * np.log(2.0) - np.logaddexp(0.0, 2.0 * u) - np.logaddexp(0.0, -2.0 * u)   # log(1 - m^2)
     mean, var = np.empty(flat.size), np.empty(flat.size)
     chunk = max(1, 4_000_000 // m.size)
     for start in range(0, flat.size, chunk):
         b = flat[start:start + chunk, None]
-        logp = -N * beta * ising_action(m[None, :], beta, dJ, b) + logw_end
+        logp = -N * beta * ising_action(m[None, :], beta, dJ, b) + log_jac
         p = np.exp(logp - logp.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         mu = p @ m
@@ -340,7 +340,11 @@ def check_curie_weiss():
 # hundreds of thousands, so use log-sum-exp (subtract the largest exponent before
 # exponentiating), and choose the grid fine enough to resolve peaks of width
 # $\sim(N\beta s'')^{-1/2}$ (at $N=10^6$ and low temperature, $\sim10^{-4}$). Target accuracy
-# about $10^{-7}$ in $\mathbb E_N(m)$ for $\beta(dJ+|B|)\le3$.
+# about $10^{-7}$ in $\mathbb E_N(m)$ and $10^{-6}$ (relative) in $\chi_N$ for $\beta(dJ+|B|)\le3$.
+# Near the top of that range the weight at $m=\pm1$ is no longer negligible, and there
+# $s'(m)$ diverges: the trapezoid rule on a uniform grid in $m$ converges only like $h^2\log h$.
+# A much finer grid works; the substitution $m=\tanh u$, $dm=(1-m^2)\,du$, which makes the
+# integrand smooth on the whole line, works better.
 
 # %% tags=["graded"]
 def finite_N_magnetization(B, N, beta, dJ):
@@ -555,9 +559,19 @@ for beta, dJ, B, N in [(1.5, 1.0, 0.01, 50), (0.6, 2.0, -0.3, 200), (2.5, 1.0, 0
     den = integrate.quad(lambda m: np.exp(-N * beta * (ising_action(m, beta, dJ, B)
                                                        - ising_action(mean_field_magnetization(beta, dJ, B), beta, dJ, B))),
                          -1, 1, epsabs=0, epsrel=1e-12, limit=400, points=[0.0])[0]
-    # the trapezoid rule loses a little at m = +-1, where s'(m) diverges (error ~ h^2 log h)
-    assert abs(num / den - finite_N_magnetization(B, N, beta, dJ)) < 3e-8, (beta, dJ, B, N)
-print("      finite_N_magnetization = scipy.integrate.quad to 3e-8 (4 cases)")
+    assert abs(num / den - finite_N_magnetization(B, N, beta, dJ)) < 1e-10, (beta, dJ, B, N)
+print("      finite_N_magnetization = scipy.integrate.quad to 1e-10 (4 cases)")
+# at the top of the promised range, beta (dJ + |B|) = 3, the weight reaches m = +-1 (where s'(m) diverges)
+for beta, dJ, B, N in [(2.9, 1.0, 0.034, 823), (2.0, 1.0, 0.5, 1000), (3.0, 0.9, -0.05, 5000), (2.5, 1.0, 0.1, 1)]:
+    s0 = ising_action(mean_field_magnetization(beta, dJ, B), beta, dJ, B)
+    w_q = lambda m: np.exp(-N * beta * (ising_action(m, beta, dJ, B) - s0))
+    kw = dict(epsabs=0, epsrel=1e-12, limit=800, points=[0.0])
+    Z_q = integrate.quad(w_q, -1, 1, **kw)[0]
+    mu_q = integrate.quad(lambda m: m * w_q(m), -1, 1, **kw)[0] / Z_q
+    chi_q = N * beta * integrate.quad(lambda m: (m - mu_q) ** 2 * w_q(m), -1, 1, **kw)[0] / Z_q
+    assert abs(mu_q - finite_N_magnetization(B, N, beta, dJ)) < 1e-10, (beta, dJ, B, N)
+    assert abs(finite_N_susceptibility(B, N, beta, dJ) / chi_q - 1) < 1e-9, (beta, dJ, B, N)
+print("      at beta (dJ + |B|) = 3: E_N(m) = quad to 1e-10, chi_N = N beta Var(m) by quad to 1e-9 relative (4 cases)")
 for beta, dJ, B in [(1.5, 1.0, 0.01), (0.5, 1.0, 0.3), (3.0, 0.9, -0.05)]:
     diff = abs(finite_N_magnetization(B, 1e6, beta, dJ) - mean_field_magnetization(beta, dJ, B))
     print(f"      N=1e6, beta={beta}, dJ={dJ}, B={B}: |E_N(m) - m_bar| = {diff:.1e}")
@@ -935,7 +949,7 @@ def test_finite_N_magnetization_large_N(student):
         beta = float(rng.uniform(1.2, 2.0)) / dJ
         B = np.concatenate([rng.uniform(-2, 2, 3) / (N * beta), [float(rng.uniform(0.05, 0.3))]])
         assert_close(student.finite_N_magnetization(B, N, beta, dJ), ref.finite_N_magnetization(B, N, beta, dJ),
-                     rtol=1e-5, atol=1e-5, name=f"E_N(m) at N={N:g}")
+                     rtol=1e-6, atol=1e-6, name=f"E_N(m) at N={N:g}")
 
 
 @points(1)
@@ -974,6 +988,105 @@ def test_critical_exponent_fit(student):
         t = np.geomspace(lo, hi, 6)
         assert_close(student.critical_exponent_fit(dJ, t), ref.critical_exponent_fit(dJ, t), rtol=1e-6, atol=1e-7,
                      name=f"(b, A) for t in [{lo:.1e}, {hi:.1e}]")
+
+
+@points(1)
+def test_scalar_inputs_give_floats(student):
+    "float inputs give one number: binary_entropy, ising_action (dJ = B = 0 included), mean_field_magnetization, finite-N functions"
+    rng = rng_for("scalar_inputs_give_floats")
+    calls = [("binary_entropy", (0.0,)), ("binary_entropy", (1.0,)), ("binary_entropy", (float(rng.uniform(-1, 1)),)),
+             ("ising_action", (-1.0, float(rng.uniform(0.5, 2)), 0.0, 0.0)),
+             ("ising_action", (float(rng.uniform(-1, 1)), float(rng.uniform(0.5, 2)), float(rng.uniform(0.5, 2)),
+                               float(rng.uniform(-0.5, 0.5)))),
+             ("mean_field_magnetization", (float(rng.uniform(0.5, 2)), 0.0, 0.0)),
+             ("finite_N_magnetization", (0.0, int(rng.integers(5, 50)), float(rng.uniform(0.5, 1.5)), 1.0)),
+             ("finite_N_susceptibility", (float(rng.uniform(-0.1, 0.1)), int(rng.integers(5, 50)), 1.2, 1.0))]
+    for fn, args in calls:
+        got = getattr(student, fn)(*args)
+        assert np.ndim(got) == 0, f"{fn} of float arguments should be one number (a float), not an array"
+        assert_close(got, getattr(ref, fn)(*args), rtol=1e-6, atol=1e-9, name=f"{fn} at float arguments")
+
+
+@points(1)
+def test_ising_action_zero_coupling_and_field(student):
+    "ising_action with dJ = 0 and B = 0 (the pure entropy term), endpoints included"
+    rng = rng_for("ising_action_zero_coupling_and_field")
+    m = np.concatenate([rng.uniform(-1, 1, 8), [-1.0, 0.0, 1.0]])
+    beta = float(rng.uniform(0.2, 3))
+    for dJ, B in [(0.0, 0.0), (0.0, float(rng.uniform(-1, 1))), (float(rng.uniform(0.2, 2)), 0.0)]:
+        assert_close(student.ising_action(m, beta, dJ, B), ref.ising_action(m, beta, dJ, B), rtol=1e-10, atol=1e-12,
+                     name=f"s(m) with dJ={dJ:.2f}, B={B:+.2f}")
+
+
+@points(1)
+def test_mean_field_magnetization_accuracy(student):
+    "mean_field_magnetization to the promised accuracy, with no coupling, at very low and very high temperature"
+    rng = rng_for("mean_field_magnetization_accuracy")
+    cases = [(float(rng.uniform(0.2, 4)), float(rng.uniform(0.1, 2)), float(rng.uniform(-0.6, 0.6))) for _ in range(4)]
+    cases += [(float(rng.uniform(0.5, 3)), 0.0, float(rng.uniform(-1, 1))), (float(rng.uniform(0.5, 3)), 0.0, 0.0),
+              (float(rng.uniform(20, 60)), 1.0, 0.0), (float(rng.uniform(20, 60)), 1.0, -float(rng.uniform(1e-4, 1e-2))),
+              (float(rng.uniform(0.01, 0.05)), float(rng.uniform(0.5, 2)), float(rng.uniform(-1, 1)))]
+    for beta, dJ, B in cases:
+        assert_close(student.mean_field_magnetization(beta, dJ, B), ref.mean_field_magnetization(beta, dJ, B),
+                     rtol=1e-11, atol=3e-12, name=f"m_bar(beta={beta:.3g}, dJ={dJ:.3g}, B={B:+.3g}) to ~1e-12")
+
+
+@points(1)
+def test_curie_weiss_iterate_shapes(student):
+    "curie_weiss_iterate from a 2-d array of starts (endpoints +-1 included) and for one step"
+    rng = rng_for("curie_weiss_iterate_shapes")
+    m0 = rng.uniform(-1, 1, (2, 3))
+    m0[0, 0], m0[1, 2] = -1.0, 1.0
+    beta, B = float(rng.uniform(0.5, 3)), float(rng.uniform(-0.2, 0.2))
+    for steps in [1, int(rng.integers(5, 15))]:
+        got = np.asarray(student.curie_weiss_iterate(beta, B, m0, steps), dtype=float)
+        assert got.shape == (steps + 1, 2, 3), "the trajectory should have shape (steps + 1,) + np.shape(m0)"
+        assert_close(got, ref.curie_weiss_iterate(beta, B, m0, steps), rtol=1e-10, atol=1e-12,
+                     name=f"trajectory from a (2, 3) array of starts, steps={steps}")
+
+
+@points(1)
+def test_curie_weiss_fixed_points_extreme_temperatures(student):
+    "curie_weiss_fixed_points at very low temperature (fixed points at +-1), very high, and just below T_c"
+    rng = rng_for("curie_weiss_fixed_points_extreme_temperatures")
+    for beta, B in [(float(rng.uniform(30, 100)), float(rng.uniform(-0.05, 0.05))), (float(rng.uniform(30, 100)), 0.0),
+                    (float(rng.uniform(0.01, 0.1)), float(rng.uniform(-1, 1))),
+                    (1.0 + float(rng.uniform(1e-4, 1e-3)), 0.0)]:
+        pts, stable = student.curie_weiss_fixed_points(beta, B)
+        want_pts, want_stable = ref.curie_weiss_fixed_points(beta, B)
+        assert_close(np.atleast_1d(pts), want_pts, rtol=1e-9, atol=1e-10,
+                     name=f"fixed points (beta={beta:.4g}, B={B:+.3f})")
+        assert_close(np.atleast_1d(stable).astype(float), want_stable.astype(float), rtol=0, atol=0,
+                     name=f"stability flags (beta={beta:.4g}, B={B:+.3f})")
+
+
+@points(1)
+def test_finite_N_edges(student):
+    "finite_N_magnetization and finite_N_susceptibility at N = 1 and 2, with no coupling, and at beta (dJ + |B|) = 3"
+    rng = rng_for("finite_N_edges")
+    for N, dJ, beta_dJ in [(1, 1.0, float(rng.uniform(0.5, 2.5))), (2, float(rng.uniform(0.5, 1.5)), 1.0),
+                           (int(rng.integers(5, 50)), 0.0, 1.0), (int(rng.integers(500, 2000)), 1.0, 2.9),
+                           (1e6, 1.0, 2.9)]:
+        beta = float(rng.uniform(0.5, 2.0)) if dJ == 0.0 else beta_dJ / dJ
+        B_top = float(rng.choice([-1, 1])) * (3 / beta - dJ)           # beta (dJ + |B|) = 3, the top of the range
+        B = np.concatenate([rng.uniform(-2, 2, 3) / (N * beta), [0.0, B_top]])
+        assert_close(student.finite_N_magnetization(B, N, beta, dJ), ref.finite_N_magnetization(B, N, beta, dJ),
+                     rtol=1e-6, atol=1e-6, name=f"E_N(m) at N={N:g}, dJ={dJ:.2f}, beta={beta:.3f}")
+        assert_close(student.finite_N_susceptibility(B, N, beta, dJ), ref.finite_N_susceptibility(B, N, beta, dJ),
+                     rtol=1e-5, atol=1e-8, name=f"chi_N at N={N:g}, dJ={dJ:.2f}, beta={beta:.3f}")
+
+
+@points(1)
+def test_critical_exponent_fit_two_temperatures(student):
+    "critical_exponent_fit from just two reduced temperatures, one of them close to 1 (T near 0)"
+    rng = rng_for("critical_exponent_fit_two_temperatures")
+    dJ = float(rng.uniform(0.5, 2))
+    for t in [np.array([float(rng.uniform(1e-4, 1e-2)), float(rng.uniform(0.9, 0.99))]),
+              np.array([1e-9, float(rng.uniform(1e-7, 1e-5))])]:
+        got = student.critical_exponent_fit(dJ, t)
+        assert len(got) == 2 and np.ndim(got[0]) == 0 and np.ndim(got[1]) == 0, "expected (b, A), two numbers"
+        assert_close(got, ref.critical_exponent_fit(dJ, t), rtol=1e-6, atol=1e-7,
+                     name=f"(b, A) for t = [{t[0]:.1e}, {t[1]:.2g}]")
 
 
 # %% tags=["wrong"]
@@ -1026,6 +1139,21 @@ def mean_field_magnetization(beta, dJ, B):
 
 
 # %% tags=["wrong"]
+# wrong: the global minimum located by minimizing s(m) directly (accurate to only ~sqrt(machine eps))
+# hint: s(m) is flat at its minimum, so a minimizer of s finds m̄ only to about 1e-8: solve the
+#   stationarity condition m = tanh(β(dJ m + B)) of eq. (2.27) with a root finder for the promised
+#   ~1e-12 (Sections 2.4–2.5).
+def mean_field_magnetization(beta, dJ, B):
+    beta, dJ, B = float(beta), float(dJ), float(B)
+    if B == 0.0 and beta * dJ <= 1.0:
+        return 0.0
+    sgn = 1.0 if B >= 0 else -1.0
+    res = optimize.minimize_scalar(lambda m: ising_action(sgn * m, beta, dJ, B), bounds=(0.0, 1.0),
+                                   method="bounded", options={"xatol": 1e-14})
+    return float(sgn * res.x)
+
+
+# %% tags=["wrong"]
 # wrong: Curie-Weiss self-consistency with the field outside the tanh argument's beta
 # hint: In the Curie–Weiss map the field sits inside the bracket that β multiplies: m ← tanh(β(m + B))
 #   (eq. (2.27) with dJ = 1, Section 5.1.1).
@@ -1045,6 +1173,18 @@ def curie_weiss_iterate(beta, B, m0, steps):
     for _ in range(steps + 1):
         m = np.tanh(beta * (m + B))
         out.append(m)
+    return np.array(out)
+
+
+# %% tags=["wrong"]
+# wrong: trajectory of a scalar start as a column, shape (steps + 1, 1) (np.atleast_1d)
+# hint: Row k of the trajectory has the shape of m0: for a float m0 the result is a 1-d array of
+#   steps + 1 values, not a column (Exercise 5.1).
+def curie_weiss_iterate(beta, B, m0, steps):
+    m = np.atleast_1d(np.asarray(m0, dtype=float))
+    out = [m]
+    for _ in range(steps):
+        out.append(np.tanh(beta * (out[-1] + B)))
     return np.array(out)
 
 
@@ -1069,6 +1209,20 @@ def curie_weiss_fixed_points(beta, B):
     g = np.tanh(beta * (m + B)) - m
     idx = np.nonzero(np.sign(g[1:]) != np.sign(g[:-1]))[0]
     pts = m[idx]
+    return pts, beta * (1 - pts**2) < 1
+
+
+# %% tags=["wrong"]
+# wrong: fixed points from strict sign changes on a fine grid (misses roots where the map's residual is exactly 0)
+# hint: At low temperature the outer fixed points are ±1 to double precision, where tanh(β(m + B)) − m
+#   is exactly 0 (and at B = 0, m = 0 is a root): a test for strict sign changes misses them, so count
+#   the exact zeros too (Exercise 5.1).
+def curie_weiss_fixed_points(beta, B):
+    f = lambda m: np.tanh(beta * (m + B)) - m
+    grid = np.linspace(-1, 1, 400001)
+    g = f(grid)
+    pts = np.sort(np.array([optimize.brentq(f, grid[i], grid[i + 1], xtol=1e-15)
+                            for i in np.nonzero(g[:-1] * g[1:] < 0)[0]]))
     return pts, beta * (1 - pts**2) < 1
 
 
@@ -1126,6 +1280,39 @@ def finite_N_magnetization(B, N, beta, dJ):
     w = np.exp(logw - logw.max(axis=1, keepdims=True))
     out = (w @ m) / w.sum(axis=1)
     return float(out[0]) if np.ndim(B) == 0 else out.reshape(np.shape(B))
+
+
+# %% tags=["wrong"]
+# wrong: trapezoid rule on a uniform grid in m of spacing 1e-4 (converges like h^2 log h at m = +-1)
+# hint: Near β(dJ + |B|) = 3 the weight reaches m = ±1, where s'(m) diverges, and the trapezoid rule on
+#   a uniform grid in m converges only like h² log h: refine the grid a lot, or substitute m = tanh u
+#   so that the integrand is smooth (Section 2.5, Figure 3).
+def _m_grid_mean_var(B, N, beta, dJ):
+    Bs = np.asarray(B, dtype=float)
+    flat = np.atleast_1d(Bs).ravel()
+    sech2 = 1.0 / np.cosh(beta * (dJ + np.max(np.abs(flat)))) ** 2
+    h = min(1e-4, 0.5 * np.sqrt(sech2 / N))
+    m = np.linspace(-1.0, 1.0, min(int(np.ceil(2.0 / h)) + 1, 2_000_001))
+    logw_end = np.zeros_like(m)
+    logw_end[[0, -1]] = np.log(0.5)
+    mean, var = np.empty(flat.size), np.empty(flat.size)
+    for i, b in enumerate(flat):
+        logp = -N * beta * ising_action(m, beta, dJ, b) + logw_end
+        p = np.exp(logp - logp.max())
+        p /= p.sum()
+        mean[i] = p @ m
+        var[i] = p @ (m - mean[i]) ** 2
+    return mean.reshape(Bs.shape), var.reshape(Bs.shape)
+
+
+def finite_N_magnetization(B, N, beta, dJ):
+    mean, _ = _m_grid_mean_var(B, N, beta, dJ)
+    return float(mean) if np.ndim(B) == 0 else mean
+
+
+def finite_N_susceptibility(B, N, beta, dJ):
+    _, var = _m_grid_mean_var(B, N, beta, dJ)
+    return float(N * beta * var) if np.ndim(B) == 0 else N * beta * var
 
 
 # %% tags=["wrong"]
