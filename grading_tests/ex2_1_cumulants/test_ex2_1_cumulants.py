@@ -219,7 +219,7 @@ def test_free_energy_source_shapes(student):
     for J in [0.0, float(rng.uniform(0.1, 0.5))]:
         got = student.free_energy(E, O, beta, J, grid)
         assert np.ndim(got) == 0, "a float J should give one number (a float), not an array"
-        assert_close(got, ref.free_energy(E, O, beta, J, grid), rtol=1e-9, atol=1e-9, name=f"F at one float source")
+        assert_close(got, ref.free_energy(E, O, beta, J, grid), rtol=1e-9, atol=1e-9, name="F at one float source")
     for J in [np.zeros(1), rng.uniform(-0.5, 0.5, 1), np.zeros(0)]:
         got = np.asarray(student.free_energy(E, O, beta, J, grid), dtype=float)
         assert got.shape == J.shape, f"an array of {J.size} source(s) should give an array of shape {J.shape}"
