@@ -93,6 +93,15 @@ def test_rs_energetic_term_near_one(student):
                  name="rs_energetic_term(q) for 1 - q in (1e-6, 3e-2)")
 
 
+@points(1)
+def test_rs_energetic_term_extreme(student):
+    "rs_energetic_term for 1 - q from 1e-6 down to 1e-12, the end of its range, to relative accuracy"
+    rng = rng_for("rs_energetic_term_extreme")
+    q = 1 - np.concatenate([10 ** -rng.uniform(6, 12, 3), [1e-12]])
+    assert_close(student.rs_energetic_term(q), ref.rs_energetic_term(q), rtol=1e-6, atol=0.0,
+                 name="rs_energetic_term(q) for 1 - q in [1e-12, 1e-6]")
+
+
 @points(2)
 def test_rs_entropy(student):
     "rs_entropy on arrays of overlaps and loads, with broadcasting"
