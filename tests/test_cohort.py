@@ -187,18 +187,29 @@ def test_interrupted_run_loses_no_finished_result(tmp_path, correct_nb):
     assert len({r["score"] for r in summary["results"]}) == 1
 
 
+def _templates_here() -> list:
+    """On a dask worker: its warm templates, per assignment."""
+    from autograder.run import sandbox
+
+    return sorted((a, sum(t.running() for t in ts)) for a, ts in sandbox._FREE.items())
+
+
 def test_dask_local_cluster_gives_the_same_scores(tmp_path, correct_nb, stub_nb):
-    from distributed import LocalCluster
+    from distributed import Client, LocalCluster
 
     folder = tmp_path / "subs"
     for name, nb in {"good": correct_nb, "stub": stub_nb}.items():
         (folder / name).mkdir(parents=True)
         (folder / name / f"{EXEMPLAR}.ipynb").write_text(_nb(nb))
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         summary = grade_cohort(folder, EXEMPLAR, tmp_path / "out", scheduler=cluster.scheduler_address,
                                progress=False, **LIMITS)
+        with Client(cluster) as client:  # the plugin readied both workers with a warm template
+            warm = client.run(_templates_here)
     scores = {r["student"]: r["score"] for r in summary["results"]}
     assert scores["stub"] == 0 and scores["good"] == summary["results"][0]["max_score"] > 0
+    if namespaces_available():
+        assert len(warm) == 2 and all(v == [(EXEMPLAR, 1)] for v in warm.values()), warm
 
 
 def test_feedback_html_escapes_student_text():
