@@ -515,7 +515,9 @@ def check_energetic_term_is_the_replica_derivative():
 # orthant probability against Monte Carlo sampling of the $(Q+1)$-dimensional Gaussian
 # (A.3) for $Q=2,3$, and against the wedge formula at $Q=1$; (iii) the Nishimori identity
 # $\int Dz\tanh y=\int Dz\tanh^2y$; (iv) $G_E'$ against a finite difference of $G_E$; (v) the
-# $q\to1$ asymptotics $G_E\simeq-C\sqrt{1-q}$.
+# $q\to1$ asymptotics $G_E\simeq-C\sqrt{1-q}$, down to $1-q=10^{-12}$; (vi) $\hat q(q)$ close to
+# $q=1$ (to $1-q=10^{-8}$, the end of its range): $1-q(\hat q)=\int Dz\,2/(1+e^{2y})$ by adaptive
+# quadrature split at the step, against the target $1-q$.
 
 # %% tags=["solution"]
 def quad_gauss(f):
@@ -575,10 +577,20 @@ print("(iii) Nishimori identity holds to 1e-11; (iv) G_E' = finite difference = 
 
 # (v) q -> 1 asymptotics of G_E
 C_asym = -np.sqrt(2 / np.pi) * integrate.quad(lambda x: special.ndtr(-x) * special.log_ndtr(-x), -np.inf, np.inf)[0]
-for delta in [1e-4, 1e-6, 1e-8]:
+for delta in [1e-4, 1e-6, 1e-8, 1e-10, 1e-12]:
+    delta = 1 - (1 - delta)       # the 1 - q that the float q = 1 - delta really has
     ratio = rs_energetic_term(1 - delta) / (-C_asym * np.sqrt(delta))
     print(f"(v) G_E(1 - {delta:.0e}) / (-C sqrt(delta)) = {ratio:.6f}   (C = {C_asym:.6f})")
     assert abs(ratio - 1) < 5 * np.sqrt(delta) + 1e-6
+
+# (vi) conjugate field close to q = 1: 1 - q(qhat) by quad, independent of the reference's shifted trapezoid
+for delta in [1e-3, 1e-5, 1e-8]:
+    qh = conjugate_field(1 - delta)
+    root = np.sqrt(qh)
+    tail = sum(integrate.quad(lambda z: 2 * special.expit(-2 * (root * z + qh)) * np.exp(-z * z / 2) / np.sqrt(2 * np.pi),
+                              lo, hi, epsabs=0.0, epsrel=1e-12, limit=200)[0] for lo, hi in [(-np.inf, -root), (-root, np.inf)])
+    assert abs(tail / (1 - (1 - delta)) - 1) < 1e-9, (delta, tail)
+print("(vi) conjugate_field(1 - delta), delta = 1e-3, 1e-5, 1e-8: 1 - q(qhat) by quad matches to < 1e-9 relative")
 
 # %% [markdown]
 # **(e), written.** Why is $q=R$ at the saddle point? State the assumption it rests on.
