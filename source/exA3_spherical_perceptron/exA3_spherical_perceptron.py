@@ -474,7 +474,8 @@ def check_learning_curve():
 # large-$\alpha$ series $\varepsilon=x-x^2+(1-\frac{\pi^2}3)x^3+(\frac{4\pi^2}3-1)x^4
 # +(1-\frac{10\pi^2}3+\frac{\pi^4}5)x^5+O(x^6)$, $x=1/\alpha$ (the inversion of (c) carried two orders
 # further with $\pi\cot\pi\varepsilon=\frac1\varepsilon-\frac{\pi^2\varepsilon}3-\frac{\pi^4\varepsilon^3}{45}-\dots$);
-# and the route the accuracy rules out, `arccos` of the float $R^*$.
+# and the route the accuracy rules out, `arccos` of the float $R^*$; at the same loads, the minimizer
+# $(R^*,S^*)$ against $\cos\phi^*$ and $S_{\rm ann}$ evaluated in 50 digits at the `mpmath` root.
 
 # %% tags=["solution"]
 c_an, A_an, B_an = learning_curve_asymptotics()
@@ -504,12 +505,20 @@ eps_ref = np.asarray(annealed_learning_curve(big))
 eps_mp = np.array([float(mpmath.findroot(lambda p: (mpmath.pi - p) * mpmath.cos(p) - mpmath.mpf(a) * mpmath.sin(p),
                                          mpmath.pi / a) / mpmath.pi) for a in big])
 rel_mp = np.max(np.abs(eps_ref / eps_mp - 1))
+# the minimizer at the same loads: R* = cos(phi*) and S* = -log sin(phi*) - alpha log(1 - phi*/pi) in 50 digits
+for a in big:
+    phi_mp = mpmath.findroot(lambda p: (mpmath.pi - p) * mpmath.cos(p) - mpmath.mpf(a) * mpmath.sin(p), mpmath.pi / a)
+    R_mp = mpmath.cos(phi_mp)
+    S_mp = -mpmath.log(mpmath.sin(phi_mp)) - mpmath.mpf(a) * mpmath.log(1 - phi_mp / mpmath.pi)
+    R_s, S_s = spherical_minimizer(a)
+    assert abs(mpmath.mpf(R_s) - R_mp) < 2.3e-16 and abs(S_s / float(S_mp) - 1) < 1e-12, (a, R_s, S_s)
 x = 1 / big[big >= 1e3]
 series = x - x**2 + (1 - np.pi**2 / 3) * x**3 + (4 * np.pi**2 / 3 - 1) * x**4 + (1 - 10 * np.pi**2 / 3 + np.pi**4 / 5) * x**5
 rel_series = np.max(np.abs(eps_ref[big >= 1e3] / series - 1))
 assert rel_mp < 1e-12 and rel_series < 1e-12
 print("(viii) alpha = 1e2 ... 1e6: annealed_learning_curve vs 50-digit mpmath root: max relative difference < 1e-12; "
-      "vs the series to x^5 (alpha >= 1e3): < 1e-12")
+      "vs the series to x^5 (alpha >= 1e3): < 1e-12; spherical_minimizer: R* within 2 float steps of the "
+      "50-digit cos(phi*), S* within 1e-12 relative")
 loads_hi = np.geomspace(1e5, 1e6, 25)
 eps_arccos = np.array([np.arccos(spherical_minimizer(a)[0]) / np.pi for a in loads_hi])
 rel_arccos = np.max(np.abs(eps_arccos / np.asarray(annealed_learning_curve(loads_hi)) - 1))
