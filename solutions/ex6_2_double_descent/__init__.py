@@ -28,7 +28,7 @@ def stable_learning_rate(nu):
 def make_teacher_student(P, nu, r, D, sigma0, rng):
     """Draw one teacher-student regression problem (notes Section 6.2.1, Exercise 6.2).
 
-    n = round(P / nu) samples; X[mu] ~ N(0, I_P); w_star ~ N(0, r I_P);
+    n = max(1, round(P / nu)) samples (at least one); X[mu] ~ N(0, I_P); w_star ~ N(0, r I_P);
     y = X @ w_star / sqrt(P) + eps with eps ~ N(0, D); student start w0 ~ N(0, sigma0^2 I_P).
     (Variances: r, D and sigma0**2; sigma0 is a standard deviation.)
 
@@ -114,20 +114,22 @@ def gd_limit(data):
 def asymptotic_test_error(nu, r, D, sigma0):
     """eps_g(t -> inf) for P, n -> inf at fixed nu = P/n (notes eqs. (6.18)-(6.19)).
 
-    nu < 1: D / (1 - nu);   nu > 1: (1 - 1/nu)(sigma0^2 + r) + D/(nu - 1) + D;   nu = 1: inf.
+    nu < 1: D / (1 - nu);   nu > 1: (1 - 1/nu)(sigma0^2 + r) + D/(nu - 1) + D;
+    nu = 1: inf if D > 0, and 0 without label noise (D = 0: both branches vanish at nu = 1).
     The label noise D of a fresh example is included (eps_g = C(t, t) + D).
 
     Args:
         nu: float or np.ndarray, > 0.
         r, D: floats >= 0 (variances); sigma0: float >= 0 (standard deviation of w0).
     Returns:
-        float or np.ndarray of the shape of nu.
+        float (for a scalar nu) or np.ndarray of the shape of nu.
     """
     nu = np.asarray(nu, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         under = D / (1.0 - nu)
         over = (1.0 - 1.0 / nu) * (sigma0**2 + r) + D / (nu - 1.0) + D
-    return np.where(nu < 1, under, np.where(nu > 1, over, np.inf))
+    out = np.where(nu < 1, under, np.where(nu > 1, over, np.inf if D > 0 else 0.0))
+    return float(out) if out.ndim == 0 else out
 
 
 def asymptotic_train_error(nu, D):
@@ -139,10 +141,11 @@ def asymptotic_train_error(nu, D):
         nu: float or np.ndarray, > 0.
         D: float >= 0, label-noise variance.
     Returns:
-        float or np.ndarray of the shape of nu.
+        float (for a scalar nu) or np.ndarray of the shape of nu.
     """
     nu = np.asarray(nu, dtype=float)
-    return np.where(nu < 1, D * (1.0 - nu), 0.0)
+    out = np.where(nu < 1, D * (1.0 - nu), 0.0)
+    return float(out) if out.ndim == 0 else out
 
 
 def _mp_quadrature(nu, m=4000):
@@ -232,8 +235,9 @@ def relaxation_time(nu):
     Args:
         nu: float or np.ndarray, > 0.
     Returns:
-        float or np.ndarray of the shape of nu.
+        float (for a scalar nu) or np.ndarray of the shape of nu.
     """
     nu = np.asarray(nu, dtype=float)
     with np.errstate(divide="ignore"):
-        return nu / (1.0 - np.sqrt(nu)) ** 2
+        out = nu / (1.0 - np.sqrt(nu)) ** 2
+    return float(out) if out.ndim == 0 else out
