@@ -123,7 +123,9 @@ class _Cat:
         exec("def f(x, scale=1.0):\n    return scale * np.sin(x) + 0.25\n\n"
              "def g(n):\n    return np.outer(np.arange(1.0, n + 1), np.arange(2.0, n + 4))\n\n"
              "def h(n, x):\n    return np.cos(x) * n + 1.0 / (1.0 + n * x ** 2)\n\n"
-             "def k(x):\n    return {'mean': float(np.mean(x)), 'var': float(np.var(x))}\n", ns)
+             "def k(x):\n    return {'mean': float(np.mean(x)), 'var': float(np.var(x))}\n\n"
+             "def s(n, x):\n    out, term = 0.0 * x, 1.0 + 0.0 * x\n    for j in range(n + 1):\n"
+             "        out, term = out + term, term * x / (j + 1)\n    return out\n", ns)
         self.reference = Variant("reference", "", ns, set())
 
 
@@ -257,6 +259,70 @@ def test_ignored_argument_and_nan_for_large_inputs_need_enough_inputs():
     assert "nan or inf where finite values are expected" in text and "for large" not in text
 
 
+def ref_s(n, x):
+    return sum(x ** j / np.prod(np.arange(1.0, j + 1)) for j in range(n + 1))
+
+
+def test_a_factor_that_is_a_power_of_an_argument():
+    """A sum where a mean is meant (factor n), a 1/√n too many: named as a power of the argument,
+    only when it holds tightly on every call and no constant or other power fits as well."""
+    assert "off by a factor `n` on every input of this test" in _generic("h", lambda n, x: n * ref_h(n, x), SIZES)
+    assert "off by a factor 1/√`n` on every input" in _generic("h", lambda n, x: ref_h(n, x) / np.sqrt(n), SIZES)
+    # near misses: all but one call, round-off-sized noise under a loose tolerance, a constant
+    one_off = _generic("h", lambda n, x: n * ref_h(n, x) * (1.01 if n == 8 else 1.0), SIZES)
+    assert "off by a factor" not in one_off
+    noisy = _generic("h", lambda n, x: n * ref_h(n, x) * (1 + 1e-5 * np.cos(7 * x)), SIZES, rtol=1e-3)
+    assert "off by a factor" not in noisy
+    assert "off by a factor `n`" not in _generic("h", lambda n, x: 2 * ref_h(n, x), SIZES)
+    # at one size a factor 2 is √n when n = 4: no telling which, no claim
+    four = [((4, np.linspace(0.1, 2.0, 4)), {}), ((4, np.linspace(-1.0, 0.7, 3)), {})]
+    assert _generic("h", lambda n, x: 2 * ref_h(n, x), four) == ""
+
+
+def test_a_plain_factor_at_one_size():
+    """At one size only a factor no size makes (2, √2, the sign, a change of log base) is
+    named, and only where no power of an argument equals it; √π stays unnamed there."""
+    assert "same factor 2 on every input" in _generic("h", lambda n, x: 2 * ref_h(n, x), ONE_SIZE)
+    assert "up to the sign" in _generic("h", lambda n, x: -ref_h(n, x), ONE_SIZE)
+    assert "factor" not in _generic("h", lambda n, x: np.sqrt(np.pi) * ref_h(n, x), ONE_SIZE)
+    one_call = [((5, np.linspace(0.1, 2.0, 2)), {})]  # two values: too little evidence
+    assert _generic("h", lambda n, x: 2 * ref_h(n, x), one_call) == ""
+
+
+@pytest.mark.parametrize("answer,expected", [
+    (lambda x, scale=1.0: 1 - ref_f(x, scale), "f returns 1 minus the expected value on every input"),
+    (lambda x, scale=1.0: 1 / ref_f(x, scale), "f returns the reciprocal of the expected value on every input"),
+    (lambda x, scale=1.0: ref_f(x, scale) ** 2, "f returns the square of the expected value on every input"),
+])
+def test_the_complement_reciprocal_or_square_of_the_expected_value(answer, expected):
+    assert expected in _generic("f", answer, X)
+    # near misses: true on all calls but one; a relation that holds only within a loose tolerance
+    last = X[-1][0][0]
+    assert "expected value on every input" not in _generic(
+        "f", lambda x, scale=1.0: answer(x, scale) + 0.01 * (x is last), X)
+    assert "expected value on every input" not in _generic(
+        "f", lambda x, scale=1.0: answer(x, scale) * (1 + 1e-5 * np.cos(5 * x)), X, rtol=1e-3, atol=1e-3)
+
+
+def test_the_square_root_of_the_expected_value():
+    positive = [((np.linspace(0.1, 3.0, 7),), {}), ((np.linspace(0.2, 2.5, 5),), {"scale": 2.0})]
+    assert "f returns the square root of the expected value" in _generic(
+        "f", lambda x, scale=1.0: np.sqrt(ref_f(x, scale)), positive)
+
+
+def test_an_integer_argument_off_by_one():
+    """A loop that runs once too often: the reference at n + 1 on every call; not when one call
+    is right, nor when the shift is only close."""
+    calls = [((n, np.linspace(-1.0, 2.0, 4)), {}) for n in (2, 3, 5)]
+    assert "s answers as if `n` were one more on every input of this test" in _generic(
+        "s", lambda n, x: ref_s(n + 1, x), calls)
+    assert "s answers as if `n` were one less" in _generic("s", lambda n, x: ref_s(n - 1, x), calls)
+    assert "were one" not in _generic("s", lambda n, x: ref_s(n + (n != 5), x), calls)
+    assert "were one" not in _generic("s", lambda n, x: ref_s(n + 1, x) * (1 + 1e-3), calls, rtol=1e-4, atol=1e-6)
+    single = [((3, np.array([0.7])), {})]  # one wrong value: too little evidence
+    assert "were one" not in _generic("s", lambda n, x: ref_s(n + 1, x), single)
+
+
 def test_a_false_generic_claim_is_caught_by_the_measure():
     """The leave-one-out measure checks a claim against the reference: a factor 3 is not 2."""
     cat = _Cat()
@@ -266,6 +332,21 @@ def test_a_false_generic_claim_is_caught_by_the_measure():
     assert not diagnosis_quality.claim_holds(claim.format(2), calls, cat.reference)
     assert not diagnosis_quality.claim_holds("f is off by the same additive constant on every input", calls,
                                              cat.reference)
+    claims = ["f returns 1 minus the expected value on every input of this test",
+              "f returns the reciprocal of the expected value on every input of this test"]
+    assert not any(diagnosis_quality.claim_holds(c, calls, cat.reference) for c in claims)
+    assert diagnosis_quality.claim_holds("f returns 1 minus the expected value on every input of this test",
+                                         [Call("f", c.args, c.kwargs, 1 - ref_f(*c.args)) for c in calls],
+                                         cat.reference)
+    sized = [Call("h", (n, np.array([0.3, 1.1])), {}, n * ref_h(n, np.array([0.3, 1.1]))) for n in (3, 5)]
+    assert diagnosis_quality.claim_holds("h is off by a factor `n` on every input of this test", sized, cat.reference)
+    assert not diagnosis_quality.claim_holds("h is off by a factor √`n` on every input of this test", sized,
+                                             cat.reference)
+    looped = [Call("s", (n, np.array([0.3, 1.1])), {}, ref_s(n + 1, np.array([0.3, 1.1]))) for n in (2, 4)]
+    assert diagnosis_quality.claim_holds("s answers as if `n` were one more on every input of this test", looped,
+                                         cat.reference)
+    assert not diagnosis_quality.claim_holds("s answers as if `n` were one less on every input of this test",
+                                             looped, cat.reference)
 
 
 # -- a known mistake is named on the function it is about --------------------------------------

@@ -54,7 +54,31 @@ CLAIMS = [
     ("parts", (r"(?P<parts>`\w+\(\.\.\.\)[^`]+`(?:, `\w+\(\.\.\.\)[^`]+`)*) (?:is|are) wrong, and the rest of "
                r"what (?P<f>\w+) returns is right on every input of this test")),
     ("special", rf"{_WHO} is wrong only where (?P<where>.+?), and right at every other input of this test"),
+    ("power", rf"{_WHO} is off by a factor (?P<m>\S+) on every input of this test"),
+    ("relation", (rf"{_WHO} returns (?P<rel>1 minus|the reciprocal of|the square of|the square root of) "
+                  r"the expected value on every input of this test")),
+    ("off_by_one", rf"{_WHO} answers as if `(?P<p>\w+)` were one (?P<d>more|less) on every input of this test"),
 ]
+RELATIONS = {"1 minus": lambda x: 1.0 - x, "the reciprocal of": lambda x: 1.0 / x,
+             "the square of": lambda x: x ** 2, "the square root of": lambda x: x ** 0.5}
+
+
+def powers_of(text: str) -> dict | None:
+    """{argument: power} of a product of powers as the diagnosis writes it ("1/√`N`",
+    "`N`·`beta`", "`N`²/(√`d`·`k`)"), or None where ``text`` is not one."""
+    top, _, bottom = text.partition("/")
+    if bottom.startswith("(") and bottom.endswith(")"):
+        bottom = bottom[1:-1]
+    out: dict = {}
+    for part, sign in ((top, 1.0), (bottom, -1.0)):
+        if not part or (sign > 0 and part == "1"):
+            continue
+        for term in part.split("·"):
+            t = re.fullmatch(r"(√?)`(\w+)`(²?)", term)
+            if t is None or t[2] in out:
+                return None
+            out[t[2]] = sign * (0.5 if t[1] else 1.0) * (2.0 if t[3] else 1.0)
+    return out or None
 
 
 def sentences(diagnosis: str) -> list[str]:
@@ -232,6 +256,39 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
                     return False
                 elsewhere += value not in values
         return elsewhere > 0
+    if kind == "power":
+        powers = powers_of(m.group("m"))
+        if powers is None:
+            return False
+        for c, e in mine:
+            args = _arguments(fn, c)
+            sig = inspect.signature(fn)
+            values = {p: args.get(p, sig.parameters[p].default if p in sig.parameters else None) for p in powers}
+            if any(isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or v <= 0
+                   for v in values.values()):
+                return False
+            factor = float(np.prod([float(values[p]) ** k for p, k in powers.items()]))
+            if not _equal(c.value, _map(e, lambda arr, k=factor: k * arr)):
+                return False
+        return True
+    if kind == "relation":
+        g = RELATIONS[m.group("rel")]
+        with np.errstate(all="ignore"):
+            return all(_equal(c.value, _map(e, g)) for c, e in mine)
+    if kind == "off_by_one":
+        p, d = m.group("p"), 1 if m.group("d") == "more" else -1
+        sig = inspect.signature(fn)
+        for c, _ in mine:
+            bound = sig.bind(*c.args, **c.kwargs)
+            bound.apply_defaults()
+            n = bound.arguments.get(p)
+            if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+                return False
+            bound.arguments[p] = n + d
+            e = reference.call(Call(f, bound.args, bound.kwargs, None))
+            if e is _FAILED or not right(c.value, e):
+                return False
+        return True
     if kind == "ignored":
         p = m.group("p")
         sig = inspect.signature(fn)

@@ -29,6 +29,7 @@ own mistakes (``benchmarks/diagnosis_quality.py``).
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -350,16 +351,44 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
                         f"{label} times the expected ones (a missing or extra constant or normalization).")
             return (f"{name} is off by the same constant factor on every input: look for a missing or "
                     "extra constant or normalization.")
+    else:  # one size: only a factor no size makes (2, √2, the sign, a change of log base) and no power of an argument
+        c = _constant(points, shift=False)
+        label = _factor_name(c) if c is not None else None
+        if label in ONE_SIZE and not _a_power_equals(cat, name, calls, [i for i, _, _ in pairs], c) and \
+                _visible(np.concatenate([pt.a for pt in points]), np.concatenate([pt.e for pt in points]),
+                         rtol, atol) >= MIN_POINTS:
+            if label == "-1":
+                return f"{name} is correct up to the sign: every value has the opposite sign."
+            return (f"{name} is off by the same factor {label} on every input: your values are "
+                    f"{label} times the expected ones (a missing or extra constant or normalization).")
     if _varied(points) and _constant(points, shift=True) is not None:
         return (f"{name} is off by the same additive constant on every input: look for a missing or "
                 "extra constant term.")
-    # 5. a part of a structured answer wrong, the rest right on every call
+    # 5. a factor that is a power of the arguments (a sum where a mean is meant: N; 1/N for 1/sqrt N)
+    power = _power_factor(cat, name, calls, pairs, rtol, atol)
+    if power:
+        return (f"{name} is off by a factor {power} on every input of this test: your values are {power} "
+                "times the expected ones (a normalization that depends on the arguments: a sum where a "
+                "mean is meant, 1/N where 1/√N is meant, a power too many or too few).")
+    # 6. 1 minus, the reciprocal, the square or the square root of the expected value
+    relation = _relation(points, rtol, atol)
+    if relation:
+        what, look = relation
+        return f"{name} returns {what} the expected value on every input of this test: {look}"
+    # 7. the expected answer at an integer argument one more or one less
+    off = _off_by_one(cat, name, calls, pairs, rtol, atol)
+    if off:
+        p, d = off
+        return (f"{name} answers as if `{p}` were one {'more' if d > 0 else 'less'} on every input of this "
+                f"test (`{p}` {'+' if d > 0 else '-'} 1 in place of `{p}`): check the bounds of your loops "
+                "and ranges (an off-by-one).")
+    # 8. a part of a structured answer wrong, the rest right on every call
     parts = _wrong_parts(cat, name, calls, pairs, rtol, atol)
     if parts:
         which = ", ".join(f"`{name}(...){p}`" for p in parts)
         return (f"{which} {'is' if len(parts) == 1 else 'are'} wrong, and the rest of what {name} returns "
                 "is right on every input of this test: look at how your code computes that part.")
-    # 6. wrong only at a special input (0, ±1, a small integer), right everywhere else
+    # 9. wrong only at a special input (0, ±1, a small integer), right everywhere else
     special = _special(points)
     if special:
         p, values = special
@@ -367,7 +396,7 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
         return (f"{name} is wrong only where {where}, and right at every other input of this test: "
                 "check that case (a limit, a convention such as 0 log 0 = 0, a division by zero, "
                 "an index at the boundary).")
-    # 7. right below a threshold in one argument, wrong above it
+    # 10. right below a threshold in one argument, wrong above it
     cut = _threshold(points)
     if cut:
         p, kind = cut
@@ -376,6 +405,173 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
                 "in your code changes as it grows (a case treated apart, the bound of a sum or loop, "
                 "a grid or series cut short, an overflow).")
     return ""
+
+
+# -- relations beyond a constant: a power of the arguments, 1 - x, 1/x, x^2, sqrt x, off by one --
+RELATIONS = [  # (what the answer is, of the expected value e; where to look)
+    ("1 minus", lambda e: 1.0 - e,
+     "check that you compute the quantity asked for and not its complement (the other case, 1 - p)."),
+    ("the reciprocal of", lambda e: 1.0 / e,
+     "check for a ratio taken the wrong way round (a division inverted)."),
+    ("the square of", lambda e: e * e,
+     "check for a square too many (a variance where a standard deviation is meant, σ² where σ is)."),
+    ("the square root of", lambda e: np.sqrt(e),
+     "check for a missing square (a standard deviation where a variance is meant, σ where σ² is)."),
+]
+POWERS = {-2.0: ("", "²"), -1.0: ("", ""), -0.5: ("√", ""), 0.5: ("√", ""), 1.0: ("", ""), 2.0: ("", "²")}
+PAIR_POWERS = (-1.0, -0.5, 0.5, 1.0)
+MAX_SCALARS = 6      # scalar arguments tried in a power factor
+ONE_SIZE = {"2", "1/2", "√2", "1/√2", "-1", "log 2", "1/log 2", "log 10", "1/log 10"}  # claimed at one size too
+MAX_REPLAYS = 8      # calls replayed at a neighbouring integer argument
+
+
+def _holds(a: np.ndarray, model: np.ndarray) -> bool:
+    """``a`` equals ``model`` entry by entry within ``TIGHT`` (and ``FLOOR`` of the largest)."""
+    if a.shape != model.shape or not a.size or not np.all(np.isfinite(model)) or not np.all(np.isfinite(a)):
+        return False
+    room = TIGHT * np.abs(model) + FLOOR * max(float(np.abs(model).max()), float(np.abs(a).max()))
+    return bool(np.all(np.abs(a - model) <= room))
+
+
+def _visible(a: np.ndarray, e: np.ndarray, rtol, atol) -> int:
+    """How many distinct expected values the answer gets wrong: the evidence a relation has."""
+    with np.errstate(all="ignore"):
+        off = ~(np.abs(a - e) <= atol + rtol * np.abs(e)) & np.isfinite(e)
+    return len(np.unique(e[off]))
+
+
+def _relation(points, rtol, atol) -> tuple[str, str] | None:
+    """(what, where to look) when every answer is 1 - e, 1/e, e² or √e of the expected e (one of
+    them only), within ``TIGHT``, with at least ``MIN_POINTS`` distinct wrong values."""
+    a = np.concatenate([pt.a for pt in points]) if points else np.array([])
+    e = np.concatenate([pt.e for pt in points]) if points else np.array([])
+    if not a.size or not np.all(np.isfinite(e)) or _visible(a, e, rtol, atol) < MIN_POINTS:
+        return None
+    with np.errstate(all="ignore"):
+        fits = [(what, look) for what, g, look in RELATIONS if _holds(a, g(e))]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _scalars(cat, name, calls, idx) -> dict:
+    """{parameter: [its value on each call]} for the named parameters that are a positive real
+    number on every call (not a flag), at most ``MAX_SCALARS`` of them."""
+    values: dict = {}
+    for i in idx:
+        args, _ = _arguments(cat, name, calls[i])
+        for p, x in args.items():
+            ok = (not p.startswith("#") and not isinstance(x, (bool, np.bool_)) and np.ndim(x) == 0
+                  and isinstance(x, (int, float, np.integer, np.floating)) and math.isfinite(float(x))
+                  and float(x) > 0)
+            values.setdefault(p, []).append(float(x) if ok else None)
+    out = {p: v for p, v in values.items() if None not in v and len(v) == len(idx)}
+    return dict(sorted(out.items())[:MAX_SCALARS])
+
+
+def _monomials(scalars: dict) -> list[dict]:
+    """The products of powers tried: one argument to a power in ``POWERS``, or two to powers in
+    ``PAIR_POWERS``."""
+    out = [{p: k} for p in scalars for k in POWERS]
+    return out + [{p: k, q: l} for p, q in itertools.combinations(scalars, 2) for k in PAIR_POWERS
+                  for l in PAIR_POWERS]
+
+
+def _a_power_equals(cat, name, calls, idx, c: float) -> bool:
+    """Whether some product of powers of the scalar arguments equals ``c`` on one of the calls
+    ``idx``: a factor seen at one size that may be that size."""
+    scalars = _scalars(cat, name, calls, idx)
+    return any(abs(math.prod(scalars[p][n] ** k for p, k in powers.items()) - c) <= 1e-6 * abs(c)
+               for powers in _monomials(scalars) for n in range(len(idx)))
+
+
+def _monomial_text(powers: dict) -> str:
+    """{"N": -0.5} -> "1/√`N`"; {"N": 1, "beta": 1} -> "`N`·`beta`"; {"N": 1, "d": -1} -> "`N`/`d`"."""
+    def term(p, k):
+        root, square = POWERS[k]
+        return f"{root}`{p}`{square}"
+    num = [term(p, k) for p, k in powers.items() if k > 0]
+    den = [term(p, k) for p, k in powers.items() if k < 0]
+    top = "·".join(num) if num else "1"
+    if not den:
+        return top
+    return f"{top}/{den[0]}" if len(den) == 1 else f"{top}/({'·'.join(den)})"
+
+
+def _power_factor(cat, name, calls, pairs, rtol, atol) -> str:
+    """The product of powers of the scalar arguments m (one or two arguments, powers ±1/2, ±1,
+    ±2) with answers = m * expected on every entry of every call within ``TIGHT``: the only one
+    that fits, no constant factor fitting as well (nor a simple constant that m equals on every
+    call: at one size, √N = 2 may be a factor 2), and at least ``MIN_POINTS`` distinct wrong
+    values. "" otherwise."""
+    flat = []
+    for i, a, e in pairs:
+        leaves = list(_leaves(a, e))
+        if not leaves or any(x is None or x.size != y.size for _, x, y in leaves):
+            return ""
+        flat.append((i, np.concatenate([x.ravel() for _, x, _ in leaves]),
+                     np.concatenate([y.ravel() for _, _, y in leaves])))
+    if not flat or sum(_visible(a, e, rtol, atol) for _, a, e in flat) < MIN_POINTS:
+        return ""
+    scalars = _scalars(cat, name, calls, [i for i, _, _ in flat])
+    if not scalars:
+        return ""
+    simple = [v for _, v in _FACTORS] + [s * k ** q for k in (2, 3, 4) for q in (-1, -0.5, 0.5, 1) for s in (1, -1)]
+
+    def fits(m) -> bool:
+        return all(_holds(a, m[n] * e) for n, (_, a, e) in enumerate(flat))
+
+    if any(fits([c] * len(flat)) for c in simple):
+        return ""
+    found = []
+    for powers in _monomials(scalars):
+        m = [math.prod(scalars[p][n] ** k for p, k in powers.items()) for n in range(len(flat))]
+        if all(abs(v - m[0]) <= 1e-9 * abs(m[0]) for v in m) and \
+                any(abs(m[0] - c) <= 1e-6 * abs(c) for c in simple + [1.0]):
+            continue  # one value on every call, and a simple constant: no telling which
+        if fits(m):
+            found.append(powers)
+            if len(found) > 1:
+                return ""
+    return _monomial_text(found[0]) if found else ""
+
+
+def _off_by_one(cat, name, calls, pairs, rtol, atol) -> tuple[str, int] | None:
+    """(parameter, +1 or -1) when the reference with that integer parameter one more (or one
+    less) gives the student's answer on every call (at most ``MAX_REPLAYS`` calls, all of them),
+    the only such shift, with at least two wrong calls or ``MIN_POINTS`` distinct wrong values."""
+    if not pairs or len(pairs) > MAX_REPLAYS:
+        return None
+    try:
+        sig = inspect.signature(cat.reference.ns.get(name))
+        bound = [sig.bind(*calls[i].args, **calls[i].kwargs) for i, _, _ in pairs]
+    except (TypeError, ValueError):
+        return None
+    for b in bound:
+        b.apply_defaults()
+    wrong = [(a, e) for _, a, e in pairs if not close(a, e, rtol, atol)]
+    evidence = sum(_visible(np.concatenate([x.ravel() for _, x, _ in _leaves(a, e)]),
+                            np.concatenate([y.ravel() for _, _, y in _leaves(a, e)]), rtol, atol)
+                   for a, e in wrong if all(x is not None for _, x, _ in _leaves(a, e)))
+    if len(wrong) < 2 and evidence < MIN_POINTS:
+        return None
+    params = [p for p, param in sig.parameters.items()
+              if param.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+              and all(isinstance(b.arguments.get(p), (int, np.integer))
+                      and not isinstance(b.arguments.get(p), (bool, np.bool_)) for b in bound)]
+    found = []
+    for p in params:
+        for d in (1, -1):
+            for b, (i, a, _) in zip(bound, pairs):
+                args = dict(b.arguments)
+                args[p] = args[p] + d
+                moved = inspect.BoundArguments(sig, args)
+                answer = cat.reference.call(Call(name, moved.args, moved.kwargs, None))
+                if answer is _FAILED or not close(a, answer, rtol, atol):
+                    break
+            else:
+                found.append((p, d))
+                if len(found) > 1:
+                    return None
+    return found[0] if found else None
 
 
 def _non_default(sig, call) -> set | None:
