@@ -131,7 +131,7 @@ def _encode_array(arr: np.ndarray):
         if arr.dtype.kind == "O":
             return {"__list_array__": encode(arr.tolist())}
         raise ProtocolError(f"arrays of dtype {arr.dtype} are not supported")
-    arr = np.ascontiguousarray(arr)
+    arr = np.ascontiguousarray(arr).reshape(arr.shape)  # ascontiguousarray alone makes a 0-d array 1-d
     if arr.dtype.name not in _ALLOWED_DTYPES:
         arr = arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64)
     if arr.nbytes > MAX_BYTES:
