@@ -236,11 +236,11 @@ def cmd_check(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from autograder.course.validate import validate  # lazy: a subcommand loads only its own layer
+    from autograder.course.validate import validate_many  # lazy: a subcommand loads only its own layer
 
-    ok = True
-    for aid in _assignments(args.ids, args.all, args.module):
-        ok &= validate(aid, otter=not args.no_otter, mutants=args.mutants, gradescope=not args.no_gradescope,
+    ids = _assignments(args.ids, args.all, args.module)
+    ok = validate_many(ids, workers=args.workers if len(ids) > 1 else 1, progress=len(ids) > 1,
+                       otter=not args.no_otter, mutants=args.mutants, gradescope=not args.no_gradescope,
                        seeds=args.seeds)
     return 0 if ok else 1
 
@@ -363,6 +363,8 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, default=0, metavar="N",
                    help="false-fail sweep: grade the reference and the alternatives under N course seeds with "
                         "re-drawn random streams; fail where a test fails correct code more often than 1e-4")
+    p.add_argument("--workers", type=int, default=None,
+                   help="assignments validated at a time (default: every core)")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("new-year", help="set the course year and regenerate every assignment")

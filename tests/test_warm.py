@@ -51,6 +51,7 @@ def probe():
         "no_new_privs": status["NoNewPrivs"].strip(),
         "home": sorted(os.listdir("/home/student")),
         "writable_root": os.access("/usr", os.W_OK) or os.access("/", os.W_OK),
+        "proc_mounts": sum(line.split()[4] == "/proc" for line in open("/proc/self/mountinfo")),
     }
 '''
 
@@ -80,14 +81,22 @@ def _probe():
         worker.close()
 
 
-def _sleepers() -> int:
-    """Processes on this machine running the ``sleep 300`` the submissions start."""
-    n = 0
+def _sleepers(template) -> int:
+    """Processes under ``template`` running the ``sleep 300`` the submissions start."""
+    parent, sleeping = {}, []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            n += open(f"/proc/{pid}/cmdline", "rb").read() == b"sleep\x00300\x00"
-        except OSError:
+            stat = open(f"/proc/{pid}/stat").read()
+            parent[int(pid)] = int(stat.rsplit(")", 1)[1].split()[1])
+            if open(f"/proc/{pid}/cmdline", "rb").read() == b"sleep\x00300\x00":
+                sleeping.append(int(pid))
+        except (OSError, ValueError, IndexError):
             pass
+    n = 0
+    for pid in sleeping:
+        while pid > 1 and pid != template.proc.pid:
+            pid = parent.get(pid, 0)
+        n += pid == template.proc.pid
     return n
 
 
@@ -106,7 +115,7 @@ def test_nothing_of_one_submission_reaches_the_next(template):
         first = _run(LEAVE)
         assert first.warm
         first.close()
-        assert _sleepers() == 0  # its process in a new session died with its pid namespace
+        assert _sleepers(template) == 0  # its process in a new session died with its pid namespace
         warm, got = _probe()
         warm2, again = _probe()
     assert warm and warm2
@@ -126,6 +135,7 @@ def test_each_fork_is_the_student_with_no_privileges(template):
     assert got["uid"] == sandbox.sandbox_uid() if os.geteuid() == 0 else got["uid"] == 1000
     assert got["caps"] == ["0000000000000000"] * 5 and got["no_new_privs"] == "1"
     assert not got["writable_root"]
+    assert got["proc_mounts"] == 1  # the template's /proc is detached, not hidden under this one
 
 
 def test_a_fork_that_ran_past_its_time_is_killed_with_everything_it_started(template):
@@ -137,7 +147,7 @@ def test_a_fork_that_ran_past_its_time_is_killed_with_everything_it_started(temp
             worker.run_cells([(0, "import subprocess\nsubprocess.Popen(['sleep', '300'])\nwhile True: pass")], 2)
         assert worker.proc.poll() is not None  # the fork is gone, and its pid namespace with it
         worker.close()
-        assert _sleepers() == 0
+        assert _sleepers(template) == 0
         assert _probe()[0]  # the template still forks
 
 

@@ -23,14 +23,17 @@ For each assignment:
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import nbformat
+from tqdm import tqdm
 
 from autograder.course.generate import (
     RELEASE_ROLES,
@@ -51,8 +54,9 @@ from autograder.course.source import _function_bodies, load, source_path
 from autograder.course.synth import variant_notebook
 from autograder.gradescope import simulate
 from autograder.run.diagnose.leaks import leaked_numbers
-from autograder.run.grading import grade
+from autograder.run.grading import grade, warm
 from autograder.run.paths import REPO
+from autograder.run.sandbox import stop_templates
 
 MIN_LEAK_LINE = 24  # shorter lines (``return x``) are too generic to count as a leak
 
@@ -193,8 +197,16 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
 
 
 def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
-             gradescope: bool = False, seeds: int = 0) -> bool:
+             gradescope: bool = False, seeds: int = 0, gradescope_cases=simulate.CASES) -> bool:
 
+    warm(assignment, mistakes=True)  # the notebooks below are graded in forks of a warm template
+    try:
+        return _validate(assignment, otter, mutants, log, gradescope, seeds, gradescope_cases)
+    finally:
+        stop_templates(assignment)
+
+
+def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool, seeds: int, gradescope_cases) -> bool:
     ok = True
 
     def line(good: bool, text: str):
@@ -257,7 +269,8 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
 
             zip_path = build_otter_zip(assignment)
             venv = simulate.venv_for(zip_path)
-            line(simulate.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log),
+            line(simulate.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log,
+                                           cases=gradescope_cases),
                  "Gradescope simulation: the zip's own environment and run_autograder agree with pdl grade")
     return ok
 
@@ -268,3 +281,45 @@ def _where_in_source(assignment: str, text: str) -> str:
     path = source_path(assignment)
     found = [k + 1 for k, ln in enumerate(path.read_text().splitlines()) if ln.strip() == text]
     return f"{text!r} ({path.relative_to(REPO)}:{', '.join(map(str, found[:4])) or '?'})"
+
+
+# The Gradescope simulation's cases that try the engine rather than the assignment (a loop, a
+# broken file, a cheat, huge answers): the same code for every zip, so a run over several
+# assignments tries them on the first one only.
+ENGINE_CASES = ("infinite_loop", "invalid_json", "cheat", "big_answers")
+
+
+def _validate_job(assignment: str, options: dict) -> tuple[str, bool, str]:
+    out = io.StringIO()
+    ok = validate(assignment, log=lambda text: print(text, file=out), **options)
+    return assignment, ok, out.getvalue()
+
+
+def validate_many(ids: list[str], workers: int | None = None, progress: bool = True, **options) -> bool:
+    """``validate`` each of ``ids``, ``workers`` at a time in worker processes (default: every
+    core), printing each assignment's lines whole as it finishes, with a progress bar."""
+    ids = list(ids)
+    if not ids:
+        return True
+    jobs = {aid: dict(options, gradescope_cases=simulate.CASES if i == 0 else
+                      tuple(c for c in simulate.CASES if c not in ENGINE_CASES)) for i, aid in enumerate(ids)}
+    if options.get("gradescope") and len(ids) > 1:
+        print(f"Gradescope simulation: the engine's cases ({', '.join(ENGINE_CASES)}) on {ids[0]} only", flush=True)
+    workers = max(1, min(workers or os.cpu_count() or 1, len(ids)))
+    if workers == 1:  # each line as it comes
+        return all([validate(aid, **jobs[aid]) for aid in ids])
+    ok = True
+    with tqdm(total=len(ids), unit="assignment", desc="validate", disable=not progress, file=sys.stderr) as bar, \
+            ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_validate_job, aid, jobs[aid]) for aid in ids]
+        try:
+            for future in as_completed(futures):
+                aid, good, text = future.result()
+                ok &= good
+                bar.write(text.rstrip("\n"))
+                bar.update()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return ok

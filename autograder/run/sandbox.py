@@ -598,6 +598,14 @@ def start_templates(assignment: str, count: int = 1) -> None:
             _FREE[assignment].append(template)
 
 
+def stop_templates(assignment: str) -> None:
+    """Stop this process's free templates of ``assignment`` (after its last submission)."""
+    with _LOCK:
+        free = _FREE.pop(assignment, [])
+    for template in free:
+        template.close()
+
+
 @contextlib.contextmanager
 def template_lease(assignment: str):
     """Hold a template of ``assignment`` for this thread while one submission is graded (a free

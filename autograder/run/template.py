@@ -30,7 +30,7 @@ import sys
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 4096, 16384, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 4096, 8192, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
@@ -128,7 +128,11 @@ def _submission(fds: list[int], msg: dict, cfg: dict, sock: socket.socket) -> No
         _, status = os.waitpid(child, 0)
         os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
     _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "cannot tie the submission to its parent")
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    # A /proc of this pid namespace alone: the template's (which sees every fork) is detached, not
+    # merely covered, so nothing can uncover it.
+    _mount("proc", SCRATCH_POINT, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _check(libc.umount2(b"/proc", MNT_DETACH), "cannot detach the template's /proc")
+    _mount(SCRATCH_POINT, "/proc", None, MS_MOVE)
     _drop_privileges(int(cfg["uid"]), bool(cfg["real_root"]))
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
