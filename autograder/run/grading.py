@@ -627,7 +627,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
 def warm(assignment: str, isolation: str | None = None, mistakes: bool = False) -> None:
     """What every submission of ``assignment`` needs, made once in this process, so that each
     bounded child (a fork) starts with it: the Python packages the student's process may see and,
-    for a cohort (``mistakes``), the reference with its imports, the known mistakes and the warm
+    for a cohort (``mistakes``), the reference and the hidden tests with their imports, the known mistakes and the warm
     template the students' processes are forked from (``sandbox.Template``; not for ``PDL_WARM=0``). (For one
     notebook the child imports the reference itself, while the student's notebook runs.)"""
     namespace = resolve_isolation(isolation, lazy=True) == "namespace"
@@ -638,6 +638,7 @@ def warm(assignment: str, isolation: str | None = None, mistakes: bool = False) 
     if mistakes:
         try:
             importlib.import_module(f"solutions.{assignment}")
+            importlib.import_module(f"grading_tests.{assignment}.test_{assignment}")  # pytest finds it loaded
             diagnose.catalogue(assignment)
         except Exception:  # noqa: BLE001 - the child meets (and reports) the same problem
             pass
