@@ -323,6 +323,20 @@ def test_an_integer_argument_off_by_one():
     assert "were one" not in _generic("s", lambda n, x: ref_s(n + 1, x), single)
 
 
+def test_a_known_mistake_is_named_alone_where_a_generic_diagnosis_also_holds(monkeypatch):
+    """A catalogued hint is never joined by, nor loses to, a generic diagnosis (the factor 2
+    that also holds here): the generic diagnoses are tried only when no known mistake matches."""
+    cat = _Cat()
+    doubled = Variant("doubled", "Your f doubles the answer.", dict(cat.reference.ns), {"f"})
+    exec("def f(x, scale=1.0):\n    return 2 * (scale * np.sin(x) + 0.25)\n", doubled.ns)
+    cat.variants, cat.combined = (lambda: [doubled]), (lambda pair: None)
+    monkeypatch.setattr(diagnose, "catalogue", lambda assignment: cat)
+    log = [("f", args, kwargs, 2 * ref_f(*args, **kwargs)) for args, kwargs in X]
+    assert diagnose.diagnose("made_up", log) == diagnose.KNOWN + "Your f doubles the answer."
+    cat.variants = lambda: []
+    assert "same factor 2 on every input" in diagnose.diagnose("made_up", log)
+
+
 def test_a_false_generic_claim_is_caught_by_the_measure():
     """The leave-one-out measure checks a claim against the reference: a factor 3 is not 2."""
     cat = _Cat()
