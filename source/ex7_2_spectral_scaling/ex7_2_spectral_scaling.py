@@ -675,6 +675,9 @@ assert abs(e_hard - alpha_q / (alpha_q + 1)) < 0.01 and abs(e_smooth - alpha_q /
 # of QH3 (1); the resulting exponent(s) derived correctly (1).
 
 # %% tags=["tests"]
+from scipy import stats
+from autograder.run.testing import StudentError
+
 A_YEAR, B_YEAR = ref.PARAMS["a"], ref.PARAMS["b"]
 
 
@@ -766,6 +769,11 @@ def test_quanta_as_modes(student):
     assert_close(e, alpha / (alpha + 1), rtol=0, atol=0.01, name=f"exponent at b = a = {alpha + 1:.3f}")
 
 
+# False-fail budget 1e-4 (any stream, any course seed): at ridge 1e-13 the predictor is of order 1e-13
+# and the error sum_k y_k^2 within rtol 1e-6 for every draw; at n = 3M and ridge 1e-9 the error is of
+# order (1e-9 / s_min^2)^2 with s_min^2 >= lambda_M s_min(Z)^2, and s_min(Z)^2 of a 3M x M Gaussian
+# matrix is about 0.5 M (below 1e-3 M with probability < (C 0.03)^(2M+1), Rudelson-Vershynin): the
+# error is below 1e-12 (largest of 400 reference draws at M = 5 and 40: 2e-13) against atol 1e-6.
 @points(2)
 def test_krr_limits(student):
     "krr_test_error in exactly solvable limits: infinite ridge (nothing learned), n > M without ridge (exact)"
@@ -781,6 +789,8 @@ def test_krr_limits(student):
                      name="test error with n > M and ridge -> 0")
 
 
+# False-fail budget 1e-4 (any stream, any course seed): three different seeds give three draws of a
+# continuous random variable, all equal with probability 0.
 @points(1)
 def test_krr_reproducible(student):
     "krr_test_error: the same seed gives the same error, other seeds other errors"
@@ -813,6 +823,84 @@ def test_krr_mean(student):
         se = np.std(ref_runs, ddof=1) * np.sqrt(1 / 48 + 1 / 400)
         assert_close(np.mean(np.log(got)), np.mean(ref_runs), rtol=0, atol=5 * se,
                      name=f"mean log test error at n={n}, beta={beta}, M={M}")
+
+
+
+@points(1)
+def test_manifold_edges(student):
+    "manifold_exponent and manifold_dimension: a float for a scalar, arrays, the default loss, extreme dimensions, and ValueError for an unknown loss"
+    rng = rng_for("manifold_edges")
+    for d in [1e-3, float(rng.uniform(1, 10)), 1e6]:
+        for loss in ("mse", "mae"):
+            got = student.manifold_exponent(d, loss)
+            assert np.ndim(got) == 0, "manifold_exponent of a scalar dimension should be a float, not an array"
+            assert_close(got, ref.manifold_exponent(d, loss), rtol=1e-9, atol=0, name=f"manifold_exponent({d:.3g}, {loss!r})")
+    aP = rng.uniform(0.01, 2.0, 4)
+    got = student.manifold_dimension(float(aP[0]))
+    assert np.ndim(got) == 0, "manifold_dimension of a scalar exponent should be a float, not an array"
+    assert_close(got, ref.manifold_dimension(float(aP[0])), rtol=1e-9, atol=0, name="manifold_dimension with the default loss")
+    for loss in ("mse", "mae"):
+        assert_close(student.manifold_dimension(aP, loss), ref.manifold_dimension(aP, loss), rtol=1e-9, atol=0,
+                     name=f"manifold_dimension on an array of exponents ({loss!r})")
+    try:
+        student.manifold_exponent(3.0, "cross-entropy")
+    except StudentError as exc:
+        if exc.kind != "error":
+            raise
+        assert "ValueError" in str(exc), "an unknown loss should raise ValueError (not another exception)"
+    else:
+        raise AssertionError("manifold_exponent should raise ValueError for a loss other than 'mse' or 'mae'")
+
+
+@points(1)
+def test_spectral_learning_curve_edges(student):
+    "spectral_learning_curve: one mode, a float for a scalar n, a 2-d array of n, exponents close to 1 with many modes, very large n"
+    rng = rng_for("spectral_learning_curve_edges")
+    a, b, beta = float(rng.uniform(1.5, 3.0)), float(rng.uniform(1.5, 4.0)), float(10 ** rng.uniform(-1, 1))
+    n = np.array([0.0, 1.0, 37.5, 1e4])
+    assert_close(student.spectral_learning_curve(n, a, b, beta, 1), ref.spectral_learning_curve(n, a, b, beta, 1),
+                 rtol=1e-9, atol=0, name="L(n) with a single mode (M = 1)")
+    got = student.spectral_learning_curve(250.0, a, b, beta, 500)
+    assert np.ndim(got) == 0, "for a scalar n spectral_learning_curve should return a float, not an array"
+    assert_close(got, ref.spectral_learning_curve(250.0, a, b, beta, 500), rtol=1e-9, atol=0, name="L at a scalar n")
+    n2 = 10 ** rng.uniform(0, 5, (2, 3))
+    assert_close(student.spectral_learning_curve(n2, a, b, beta, 500), ref.spectral_learning_curve(n2, a, b, beta, 500),
+                 rtol=1e-9, atol=0, name="L on a 2-d array of n (the shape of n)")
+    for a_, b_, M, nn in [(1.02, 1.01, 10**5, np.array([0.0, 1e2, 1e8])), (a, b, 3000, np.array([1e12, 1e15]))]:
+        assert_close(student.spectral_learning_curve(nn, a_, b_, 1.0, M), ref.spectral_learning_curve(nn, a_, b_, 1.0, M),
+                     rtol=1e-9, atol=1e-300, name=f"L(n) for a={a_:.2f}, b={b_:.2f}, M={M}")
+    e = student.measured_exponent(a, b, [3e2, 3e4], beta, 1000)
+    assert np.ndim(e) == 0, "measured_exponent should return a float"
+    assert_close(e, ref.measured_exponent(a, b, [3e2, 3e4], beta, 1000), rtol=1e-7, atol=1e-10,
+                 name="measured_exponent from two sample sizes")
+
+
+# False-fail budget 1e-4 (any stream, any course seed): the checks at ridge 1e-13 and 1e-15 hold for
+# every draw but |z| < 1e-6 at n = M = 1 (probability 8e-7); with one mode (lambda_1 = 1, y_1 = 1) the
+# error is exactly (1 + beta S)^-2 with S = sum_mu z_mu^2 ~ chi^2_n, so S recovered from 100 errors is
+# checked against chi^2_n (n = 1 and 4) by the exact Kolmogorov-Smirnov test at level 4.5e-5 each
+# (union bound: below 1e-4 in all).
+@points(1)
+def test_krr_edges(student):
+    "krr_test_error with one sample and one mode: a float, the exact limits, and the chi-squared law of the inputs' energy (statistical)"
+    rng = rng_for("krr_edges")
+    a, b = float(rng.uniform(1.2, 3.0)), float(rng.uniform(1.2, 4.0))
+    seed = int(rng.integers(0, 2**31))
+    e = student.krr_test_error(1, a, b, 1.0, 1, seed)
+    assert np.ndim(e) == 0, "krr_test_error should return a float"
+    M = int(rng.integers(3, 20))
+    assert_close(student.krr_test_error(1, a, b, 1e-13, M, seed), float(np.sum(np.arange(1, M + 1.0) ** -b)),
+                 rtol=1e-6, atol=0, name="test error of one sample with ridge 1/beta -> infinity")
+    assert_close(student.krr_test_error(1, a, b, 1e15, 1, seed), 0.0, rtol=0, atol=1e-6,
+                 name="test error with n = M = 1 and ridge -> 0")
+    beta = float(rng.uniform(0.5, 2.0))
+    for n in (1, 4):
+        err = np.array([student.krr_test_error(n, a, b, beta, 1, int(s)) for s in rng.integers(0, 2**31, 100)])
+        assert np.all((err > 0) & (err <= 1)), "with one mode the test error should lie in (0, 1]"
+        S = (err ** -0.5 - 1) / beta
+        p = stats.kstest(S, stats.chi2(n).cdf, method="exact").pvalue
+        assert p > 4.5e-5, f"with one mode and n = {n}, the inputs should be Gaussian with variance lambda_1 " \
+                           "(the errors are not distributed as they should be)"
 
 
 # %% tags=["wrong"]
@@ -914,6 +1002,31 @@ def krr_test_error(n, a, b, beta, n_modes, seed):
     dual = np.linalg.solve(X @ X.T + np.eye(int(n)) / beta, Z @ k ** (-b / 2))
     return float(np.sum((k ** -a * (X.T @ dual) - k ** (-b / 2)) ** 2))
 
+
+
+
+# %% tags=["wrong"]
+# wrong: the modes run over k = 1 .. M - 1 (the range stops one short of n_modes)
+# hint: The sum (7.10) runs over all M = n_modes modes, k = 1, …, M, the last one included (with a
+#   single mode it is that mode's whole contribution).
+def spectral_learning_curve(n, a, b, beta, n_modes):
+    k = np.arange(1, int(n_modes), dtype=float)
+    n_arr = np.asarray(n, dtype=float)
+    out = np.array([np.sum(k ** (-b) / (1.0 + v * beta * k ** (-a)) ** 2) for v in n_arr.ravel()]).reshape(n_arr.shape)
+    return float(out) if out.ndim == 0 else out
+
+# %% tags=["wrong"]
+# wrong: uniform [0, 1) random numbers instead of standard normal ones for the inputs
+# hint: The inputs are Gaussian, x_k ~ N(0, λ_k): √λ_k times standard normal numbers, not uniform ones
+#   (the data model of the kernel ridge regression part, Exercise 7.3).
+def krr_test_error(n, a, b, beta, n_modes, seed):
+    rng = np.random.default_rng(seed)
+    k = np.arange(1, int(n_modes) + 1, dtype=float)
+    lam, y_coef = k ** (-a), k ** (-b / 2.0)
+    Z = rng.random((int(n), int(n_modes)))
+    X = Z * np.sqrt(lam)
+    dual = np.linalg.solve(X @ X.T + np.eye(int(n)) / beta, Z @ y_coef)
+    return float(np.sum((np.sqrt(lam) * (X.T @ dual) - y_coef) ** 2))
 
 # %% tags=["alternative"]
 # alternative: vectorized outer-product curve, scipy linregress, primal (M x M) ridge on another random stream
