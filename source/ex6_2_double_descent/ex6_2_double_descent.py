@@ -267,7 +267,8 @@ def check_gd_limit():
 # $$
 # ($\varepsilon_t$ for $\nu<1$: the residual is $(I-H)\epsilon$ with $H$ the hat matrix, a
 # projector of rank $P$, so $\langle|{\rm residual}|^2\rangle=D(n-P)$.) Both branches diverge
-# as $|1-\nu|^{-1}$: the exponent $\sigma=1$. The over-parametrized error depends on the
+# as $|1-\nu|^{-1}$: the exponent $\sigma=1$. The divergence is the label noise amplified: without
+# noise ($D=0$) both branches vanish at $\nu=1$ and there is no peak. The over-parametrized error depends on the
 # initialization through $\sigma_0^2$, the memory the notes describe; for $\sigma_0=0$ it is
 # the classic min-norm result $r(1-1/\nu)+D/(\nu-1)+D$. The ratio
 # $\varepsilon_t/\varepsilon_g=(1-\nu)^2=(1+\chi)^{-2}$ for $\nu<1$ identifies the susceptibility
