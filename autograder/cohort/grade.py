@@ -34,7 +34,7 @@ from tqdm import tqdm
 from autograder.cohort.layouts import Submission, discover, file_hash, safe_extract
 from autograder.course.source import known_assignment
 from autograder.run.grading import assignment_version, grade, warm
-from autograder.run.sandbox import SandboxUnavailable, resolve_isolation
+from autograder.run.sandbox import SandboxUnavailable, resolve_isolation, start_templates
 
 
 def _pool_init() -> None:
@@ -260,6 +260,24 @@ def progress_bar(total: int, desc: str, progress: bool, limits: dict, patience: 
     return HonestBar(total=total, unit="nb", desc=desc, disable=not progress, smoothing=0.1, file=file)
 
 
+def warm_plugin(assignment: str, isolation: str | None):
+    """The dask route's warm workers: a worker plugin that readies every dask worker, those there now
+    and those joining later, as ``grade_cohort``'s own pool workers are readied (``warm``): the
+    reference, the hidden tests and the known mistakes loaded, and one warm template per worker
+    thread (``autograder.run.sandbox.Template``). A worker that cannot build the sandbox fails its
+    set-up (dask reports it), and its grading jobs refuse in the same words."""
+    from distributed.diagnostics.plugin import WorkerPlugin  # optional and heavy: only with --scheduler
+
+    class WarmGrading(WorkerPlugin):
+        name = f"pdl-warm-{assignment}"
+
+        def setup(self, worker) -> None:
+            warm(assignment, isolation, mistakes=True)
+            start_templates(assignment, getattr(getattr(worker, "state", None), "nthreads", 1) or 1)
+
+    return WarmGrading()
+
+
 def _run(todo, assignment, limits, workers, scheduler, progress):
     """Yield records as they finish (so an interrupted run keeps every finished one)."""
     if not todo:
@@ -271,9 +289,7 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
             from distributed import as_completed as dask_completed  # optional and heavy: only with --scheduler
 
             with Client(scheduler) as client:
-                from autograder.cohort.warmdask import WarmGrading  # imports distributed: only with --scheduler
-
-                client.register_plugin(WarmGrading(assignment, limits.get("isolation")))
+                client.register_plugin(warm_plugin(assignment, limits.get("isolation")))
                 futures = [client.submit(_grade_job, sub.student, str(sub.path), assignment, limits,
                                          pure=False, key=f"grade-{sub.student}-{digest[:12]}")
                            for sub, digest in todo]

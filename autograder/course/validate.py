@@ -307,14 +307,15 @@ def validate_many(ids: list[str], workers: int | None = None, progress: bool = T
         print(f"Gradescope simulation: the engine's cases ({', '.join(ENGINE_CASES)}) on {ids[0]} only", flush=True)
     workers = max(1, min(workers or os.cpu_count() or 1, len(ids)))
     if workers == 1:  # each line as it comes
-        return all([validate(aid, **jobs[aid]) for aid in ids])
+        results = [validate(aid, **jobs[aid]) for aid in ids]  # every one, even after a failure
+        return all(results)
     ok = True
     with tqdm(total=len(ids), unit="assignment", desc="validate", disable=not progress, file=sys.stderr) as bar, \
             ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(_validate_job, aid, jobs[aid]) for aid in ids]
         try:
             for future in as_completed(futures):
-                aid, good, text = future.result()
+                _, good, text = future.result()
                 ok &= good
                 bar.write(text.rstrip("\n"))
                 bar.update()

@@ -38,16 +38,16 @@ decoded strictly (``autograder.run.protocol``).
 
 from __future__ import annotations
 
+import ast
 import base64
 import contextlib
 import ctypes
 import functools
-import ast
 import json
 import os
 import re
-import selectors
 import select
+import selectors
 import shlex
 import shutil
 import signal

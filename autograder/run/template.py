@@ -28,6 +28,8 @@ import signal
 import socket
 import sys
 
+from autograder.run import worker
+
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 4096, 8192, 16384, 1 << 18
@@ -141,7 +143,6 @@ def _submission(fds: list[int], msg: dict, cfg: dict, sock: socket.socket) -> No
     os.environ.update({str(k): str(v) for k, v in msg["env"].items()})
     os.chdir(HOME)
     _reseed()
-    from autograder.run import worker  # loaded by the template: only its state is fresh
     try:
         worker.main(json.dumps(msg["limits"]))
     finally:
@@ -187,8 +188,8 @@ def _preload(names: list[str]) -> list[str]:
 def main(config_json: str, fd: int) -> None:
     cfg = json.loads(config_json)
     sock = socket.socket(fileno=fd)
-    preloaded = _preload(list(cfg.get("preload", [])) + ["autograder.run.worker"])
-    sys.modules["autograder.run.worker"].make_shell()
+    preloaded = _preload(list(cfg.get("preload", [])))
+    worker.make_shell()
     wake_r, wake_w = os.pipe()  # a fork's end wakes select() below at once (set_wakeup_fd)
     os.set_blocking(wake_w, False)
     os.set_blocking(wake_r, False)
