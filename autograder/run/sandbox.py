@@ -486,6 +486,9 @@ class Template:
         return json.loads(raw)
 
     def spawn(self, limits: dict) -> _Forked:
+        while (msg := self._message(0)) is not None:  # what earlier graders left unread: the queue stays short
+            if "exit" in msg:
+                self.exits[msg["exit"]] = msg["code"]
         self._count += 1
         ident = f"{os.getpid()}-{self._count}-{os.urandom(4).hex()}"
         pipes = [os.pipe() for _ in range(3)]  # (read, write) each: stdin, stdout, stderr
