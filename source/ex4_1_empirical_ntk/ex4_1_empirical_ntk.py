@@ -1048,6 +1048,21 @@ def test_infinite_width_ntk_input_scales(student):
                      atol=1e-12, name=f"{act} NTK of a single input")
 
 
+@points(1)
+def test_infinite_width_ntk_unknown_activation(student):
+    "infinite_width_ntk raises ValueError for an activation without a closed form"
+    from autograder.run.testing import StudentError
+    X = rng_for("infinite_width_ntk_unknown_activation").normal(size=(3, 2))
+    try:
+        student.infinite_width_ntk(X, "tanh")
+    except StudentError as exc:
+        if exc.kind != "error":
+            raise
+        assert "ValueError" in str(exc), "an activation other than 'relu' or 'erf' should raise ValueError"
+    else:
+        raise AssertionError("infinite_width_ntk should raise ValueError for an activation other than 'relu' or 'erf'")
+
+
 @points(2)
 def test_infinite_width_ntk_relu(student):
     "infinite_width_ntk for relu on random inputs, sigma_w = 1 and sigma_w = 2"
