@@ -43,7 +43,9 @@ def test_linearized_variance_edges(student):
     out = np.asarray(student.linearized_variance(fprime, D), dtype=float)
     assert out.shape == D.shape, "the result should broadcast the inputs"
     assert_close(out, ref.linearized_variance(fprime, D), rtol=1e-9, atol=1e-15, name="<dx^2> (D = 0 first)")
-    assert_close(student.linearized_variance(fprime, 0.0), 0.0, rtol=0, atol=1e-15, name="<dx^2> at D = 0")
+    v = student.linearized_variance(fprime, 0.0)
+    assert np.ndim(v) == 0, "floats in, a float out (not an array)"
+    assert_close(v, 0.0, rtol=0, atol=1e-15, name="<dx^2> at D = 0")
 
 
 @points(2)
@@ -64,7 +66,9 @@ def test_mean_shift_edges(student):
     out = np.asarray(student.mean_shift(f1, f2, D), dtype=float)
     assert out.shape == D.shape, "the result should broadcast the inputs"
     assert_close(out, ref.mean_shift(f1, f2, D), rtol=1e-9, atol=1e-15, name="<x> - x0 (D = 0 first)")
-    assert_close(student.mean_shift(f1, 0.0, float(D[1])), 0.0, rtol=0, atol=1e-15, name="shift at f'' = 0")
+    m = student.mean_shift(f1, 0.0, float(D[1]))
+    assert np.ndim(m) == 0, "floats in, a float out (not an array)"
+    assert_close(m, 0.0, rtol=0, atol=1e-15, name="shift at f'' = 0")
 
 
 @points(2)
@@ -119,7 +123,9 @@ def test_stationary_moments_noise_extremes(student):
                      name=f"(mean, variance) at D={D:.3g}")
     f = [float(rng.uniform(-1, 1)), -float(rng.uniform(0.5, 2))]
     D = float(rng.uniform(0.1, 2))
-    assert_close(student.stationary_moments(f, D), ref.stationary_moments(f, D), rtol=5e-7, atol=1e-12,
+    out = student.stationary_moments(f, D)
+    assert len(out) == 2 and all(np.ndim(v) == 0 for v in out), "a tuple of two floats (mean, variance)"
+    assert_close(out, ref.stationary_moments(f, D), rtol=5e-7, atol=1e-12,
                  name="(mean, variance) of the OU drift f = c0 + c1 x")
 
 
@@ -167,6 +173,7 @@ def test_self_consistent_point_zero_noise(student):
     f = _cubic_around(rng, r)
     x0 = r + float(rng.uniform(-0.05, 0.05))
     out = student.self_consistent_point(f, None, None, 0.0, x0)
+    assert len(out) == 2 and all(np.ndim(v) == 0 for v in out), "a tuple of two floats (x*, var*)"
     assert_close(out, ref.self_consistent_point(f, None, None, 0.0, x0), rtol=1e-7, atol=1e-9, name="(x*, var*) at D = 0")
     D = float(rng.uniform(0.05, 1.0))
     for fp, fpp in [(P.polyder(f), None), (None, P.polyder(f, 2))]:
