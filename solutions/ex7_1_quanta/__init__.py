@@ -173,3 +173,17 @@ def _expected_sampled_loss(n, alpha, tau, delta):
     k = np.arange(1, K + 1, dtype=float)
     p = k ** -s / Z
     return float(delta * (np.sum(p * stats.binom.cdf(tau - 1, n, p)) + special.zeta(s, K + 1.0) / Z))
+
+
+def _sampled_loss_sd_bound(n, alpha, tau, delta):
+    """Upper bound on the standard deviation of simulate_data_limited: the multinomial counts are
+    negatively associated and the indicators 1[c_k < tau] all non-increasing, so their covariances are
+    <= 0 and Var <= delta^2 sum_k p_k^2 q_k (1 - q_k), q_k = P[Bin(n, p_k) < tau]."""
+    n = int(round(n))
+    s = alpha + 1.0
+    Z = special.zeta(s)
+    k_star = (n / (tau * Z)) ** (1.0 / s)
+    K = int(min(max(1000.0, k_star * 1000.0 ** (1.0 / s)), 2e7))
+    p = np.arange(1, K + 1, dtype=float) ** -s / Z
+    q = stats.binom.cdf(tau - 1, n, p)
+    return float(delta * np.sqrt(np.sum(p**2 * q * (1 - q))))
