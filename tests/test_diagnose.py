@@ -474,3 +474,29 @@ def test_pdl_grade_names_two_mistakes(write_nb, correct_nb, tmp_path, capsys):
     assert "hint: Your results match known mistakes made together" in printed  # a caller of both
     named = {h for t in tests for h in diagnose.named_hints(t["diagnosis"])}
     assert named == {m.hint for m in chosen}
+
+
+def test_two_mistakes_that_answer_alike_are_not_both_named(monkeypatch):
+    """Two catalogued mistakes that give the same answers on a test: naming both would send the
+    student after one she did not make. Neither is named, unless an earlier test matched one alone."""
+    import autograder.run.diagnose as dg
+
+    class V:
+        def __init__(self, hint):
+            self.hint = hint
+
+    class Cat:
+        reference = type("R", (), {"call": lambda self, c: 1.0})()
+
+        def variants(self):
+            return [V("first mistake"), V("second mistake")]
+
+    monkeypatch.setattr(dg, "catalogue", lambda assignment: Cat())
+    monkeypatch.setattr(dg, "as_calls", lambda log: list(log))
+    monkeypatch.setattr(dg, "_matches", lambda v, *a, **k: True)
+    monkeypatch.setattr(dg, "generic", lambda *a, **k: "")
+    monkeypatch.setattr(dg, "close", lambda *a, **k: True)
+    call = type("C", (), {"name": "f", "value": 1.0})()
+    assert dg.diagnose("x", [call]) == ""
+    found = [1]  # the second matched alone on an earlier test
+    assert dg.diagnose("x", [call], found=found) == dg.KNOWN + "second mistake"

@@ -12,6 +12,9 @@ grader's process (never in the student's), those inputs are replayed on
   deterministic given its inputs, otherwise they are skipped: under a tolerance looser than
   ``LOOSE`` a replay must give the same answer; under a tighter one, random draws cannot
   agree by chance.
+  Where several mistakes with different hints match one test, only one already matched alone by
+  an earlier test is named (otherwise none is: the student is not sent after a mistake she may
+  not have made).
   A mistake is named only on the function it is about: it must show on a function the cell
   redefines (or the student's version of it must have shown it on an earlier test), and not
   where a function the test's functions use answered wrongly on an earlier test in a way the
@@ -124,6 +127,13 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
             if v.hint and v.hint not in [cat.variants()[j].hint for j in hits] and \
                     _matches(v, calls, ref, rtol, atol, k in known, seen_wrong, cat.reference):
                 hits.append(k)
+        if len(hits) > 1:
+            # Mistakes that answer alike on this test: naming them all would send the student after
+            # a mistake she did not make. Only one that an earlier test matched alone is named.
+            earlier = [k for k in hits if k in known]
+            hits = earlier if len(earlier) == 1 else []
+            if not hits:
+                return generic(cat, calls, ref, rtol, atol)
         found.extend(k for k in hits if k not in found)
         if hits:
             return KNOWN + " Or this one: ".join(cat.variants()[k].hint for k in hits)
