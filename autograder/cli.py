@@ -8,6 +8,7 @@ import datetime
 import importlib
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -236,6 +237,10 @@ def cmd_check(args) -> int:
 
 
 def cmd_validate(args) -> int:
+    # One BLAS/OpenMP thread, as in the student's process, set before numpy or torch is loaded: a
+    # multi-threaded torch alternative on a busy machine ran past the in-process call limit.
+    for key in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(key, "1")
     from autograder.course.validate import validate_many  # lazy: a subcommand loads only its own layer
 
     ids = _assignments(args.ids, args.all, args.module)
