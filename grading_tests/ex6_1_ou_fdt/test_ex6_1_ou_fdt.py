@@ -109,9 +109,11 @@ def test_ou_response(student):
 
 @points(1)
 def test_ou_response_equal_time(student):
-    "ou_response at tau = 0 follows the Ito convention stated in the docstring"
-    assert_close(student.ou_response(np.array([0.0, 1e-9]), 1.5), ref.ou_response(np.array([0.0, 1e-9]), 1.5),
-                 rtol=1e-7, atol=1e-12, name="R at tau = 0 and 0+")
+    "ou_response at tau = 0 follows the Ito convention stated in the docstring (and just before and after)"
+    # tau < 0 too: it tells R(0) = 1 apart from a response that is not causal at all (both give 1 at 0)
+    tau = np.array([-0.5, 0.0, 1e-9])
+    assert_close(student.ou_response(tau, 1.5), ref.ou_response(tau, 1.5), rtol=1e-7, atol=1e-12,
+                 name="R at tau = 0- , 0 and 0+")
 
 
 @points(2)

@@ -1160,7 +1160,9 @@ def gd_limit(data):
 def asymptotic_test_error(nu, r, D, sigma0):
     nu = np.asarray(nu, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(nu < 1, D / (1 - nu), np.where(nu > 1, (1 - 1 / nu) * r + D / (nu - 1) + D, np.inf))
+        out = np.where(nu < 1, D / (1 - nu), np.where(nu > 1, (1 - 1 / nu) * r + D / (nu - 1) + D,
+                                                      np.inf if D > 0 else 0.0))
+    return float(out) if out.ndim == 0 else out
 
 
 # %% tags=["wrong"]
