@@ -175,14 +175,14 @@ def test_tokens_and_alpha_C_edges(student):
 def test_implied_alpha_n_boundary(student):
     "implied_alpha_n at the boundary alpha_C = alpha_P (no solution), just inside it, on 2-d arrays, and a float for scalars"
     rng = rng_for("implied_alpha_n_boundary")
-    aP = float(rng.uniform(0.05, 0.5))
-    got = student.implied_alpha_n(aP, aP)
-    assert np.ndim(got) == 0, "implied_alpha_n of two scalars should be a float (nan where there is no solution)"
-    assert_close(got, ref.implied_alpha_n(aP, aP), rtol=1e-9, atol=0, name="implied alpha_n at alpha_C = alpha_P")
     P2 = rng.uniform(0.05, 0.5, (2, 3))
     C2 = P2 * np.array([[1.0, 0.5, 1.5], [1 - 1e-6, 0.9, 1.0]])
     assert_close(student.implied_alpha_n(P2, C2), ref.implied_alpha_n(P2, C2), rtol=1e-6, atol=0,
                  name="implied alpha_n on 2-d arrays, on both sides of and at the boundary")
+    aP = float(rng.uniform(0.05, 0.5))
+    got = student.implied_alpha_n(aP, aP)
+    assert np.ndim(got) == 0, "implied_alpha_n of two scalars should be a float (nan where there is no solution)"
+    assert_close(got, ref.implied_alpha_n(aP, aP), rtol=1e-9, atol=0, name="implied alpha_n at alpha_C = alpha_P")
 
 
 # The fit is deterministic given the data: on the noise levels of these tests a global minimizer reaches
