@@ -116,7 +116,7 @@ def test_scaling_exponents(student):
 
 @points(1)
 def test_scalar_field_gives_float(student):
-    "a float field B (B = Bc = 0.0 included) gives one number, from all four functions of B"
+    "two_phase_free_energy, basin_occupation, dphi_dB, susceptibility: a float field B (B = Bc = 0.0 included) gives one number"
     rng = rng_for("scalar_field_gives_float")
     a = float(rng.choice([-1, 1]) * rng.uniform(0.3, 2.5))
     cases = [(0.0, 0.0, int(rng.integers(2, 50))), (float(rng.uniform(-1, 1)), 0.0, 1e6),
@@ -132,7 +132,7 @@ def test_scalar_field_gives_float(student):
 
 @points(1)
 def test_huge_N(student):
-    "all four functions of B at N = 1e9 and 1e12 (beyond 1e6), Bc = 0, both signs of a"
+    "two_phase_free_energy, basin_occupation, dphi_dB, susceptibility: at N = 1e9 and 1e12 (beyond 1e6), Bc = 0, both signs of a"
     rng = rng_for("huge_N")
     for N in [1e9, 1e12]:
         a = float(rng.choice([-1, 1]) * rng.uniform(0.3, 2.5))

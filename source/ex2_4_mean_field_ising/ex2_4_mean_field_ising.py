@@ -992,7 +992,7 @@ def test_critical_exponent_fit(student):
 
 @points(1)
 def test_scalar_inputs_give_floats(student):
-    "float inputs give one number: binary_entropy, ising_action (dJ = B = 0 included), mean_field_magnetization, finite-N functions"
+    "binary_entropy, ising_action (dJ = B = 0 included), mean_field_magnetization, finite-N functions: float inputs give one number"
     rng = rng_for("scalar_inputs_give_floats")
     calls = [("binary_entropy", (0.0,)), ("binary_entropy", (1.0,)), ("binary_entropy", (float(rng.uniform(-1, 1)),)),
              ("ising_action", (-1.0, float(rng.uniform(0.5, 2)), 0.0, 0.0)),

@@ -580,8 +580,9 @@ C_asym = -np.sqrt(2 / np.pi) * integrate.quad(lambda x: special.ndtr(-x) * speci
 for delta in [1e-4, 1e-6, 1e-8, 1e-10, 1e-12]:
     delta = 1 - (1 - delta)       # the 1 - q that the float q = 1 - delta really has
     ratio = rs_energetic_term(1 - delta) / (-C_asym * np.sqrt(delta))
-    print(f"(v) G_E(1 - {delta:.0e}) / (-C sqrt(delta)) = {ratio:.6f}   (C = {C_asym:.6f})")
-    assert abs(ratio - 1) < 5 * np.sqrt(delta) + 1e-6
+    bound = 5 * np.sqrt(delta) + 1e-6
+    assert abs(ratio - 1) < bound
+    print(f"(v) at 1 - q = 10^{round(np.log10(delta))}: G_E / (-C sqrt(1 - q)) = 1 within {bound:.0e}   (C = {C_asym:.6f})")
 
 # (vi) conjugate field close to q = 1: 1 - q(qhat) by quad, independent of the reference's shifted trapezoid
 for delta in [1e-3, 1e-5, 1e-8]:
