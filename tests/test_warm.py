@@ -138,6 +138,24 @@ def test_each_fork_is_the_student_with_no_privileges(template):
     assert got["proc_mounts"] == 1  # the template's /proc is detached, not hidden under this one
 
 
+def test_what_a_course_under_tmp_binds_there_is_carried_into_each_fork_read_only(template, monkeypatch):
+    """A checkout under /tmp (a CI clone): its interpreter lives where each fork's fresh /tmp goes.
+    The template carries those folders over, read-only; nothing else under /tmp is carried."""
+    monkeypatch.setattr(sandbox, "_python_paths", lambda: [sandbox.Path("/tmp/clone/.venv")])
+    monkeypatch.setattr(sandbox, "_python_entries", lambda prefix: [prefix / "lib", prefix / "pyvenv.cfg"])
+    monkeypatch.setattr(sandbox.packages, "visible_entries", lambda modules: {sandbox.Path("/dev/shm/x/site"): []})
+    assert sandbox._under_scratch(frozenset()) == ["/dev/shm/x", "/tmp/clone"]
+    monkeypatch.undo()
+    with template_lease(EXEMPLAR):
+        worker = _run("import os\ndef kept():\n    return [[p, os.path.isdir(p), os.access(p, os.W_OK)] for p in "
+                      + repr(template.keep) + "]")
+        try:
+            answer = worker.request({"op": "call", "name": "kept", "args": [], "kwargs": {"__dict__": []}}, 30)
+        finally:
+            worker.close()
+    assert all(present and not writable for _, present, writable in _decoded(answer["value"])), answer
+
+
 def test_a_fork_that_ran_past_its_time_is_killed_with_everything_it_started(template):
     with template_lease(EXEMPLAR):
         worker = Worker(dict(NOTEBOOK), isolation="namespace", memory_mb=2048)

@@ -416,6 +416,19 @@ def preload_names(assignment: str) -> list[str]:
     return sorted(n for n in names if n.split(".")[0] in PRELOADABLE)
 
 
+def _under_scratch(modules) -> list[str]:
+    """The top folders under the scratch places (home, /tmp, /dev/shm) that the allow-list root
+    binds things into (an interpreter or site directory kept under /tmp): a fork's fresh scratch
+    would cover them, so it carries them over, read-only (``template._scratch``)."""
+    shown = [p for prefix in _python_paths() for p in _python_entries(prefix)] + list(packages.visible_entries(modules))
+    keep = set()
+    for path in map(Path, shown):
+        for place in map(Path, (HOME, "/tmp", "/dev/shm")):
+            if place in path.parents:
+                keep.add(str(place / path.relative_to(place).parts[0]))
+    return sorted(keep)
+
+
 class _Forked:
     """A submission forked by a ``Template``: what ``Worker`` uses of a ``subprocess.Popen``."""
 
@@ -455,7 +468,9 @@ class Template:
         self.owner = os.getpid()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
-        config = {"uid": sandbox_uid(), "real_root": _is_root(), "scratch_mb": SCRATCH_MB, "preload": self.preload}
+        self.keep = _under_scratch(self.modules)
+        config = {"uid": sandbox_uid(), "real_root": _is_root(), "scratch_mb": SCRATCH_MB, "preload": self.preload,
+                  "keep": self.keep}
         inner = [sys.executable, "-I", "-c", "import sys; sys.path.insert(0, '/pdl'); "
                  f"import autograder.run.template as t; t.main({json.dumps(config)!r}, {theirs.fileno()})"]
         cmd = _unshare_cmd() + ["sh", "-c", _setup_script(sandbox_uid(), inner, self.modules, template=True)]

@@ -32,7 +32,8 @@ from autograder.run import worker
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 4096, 8192, 16384, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
@@ -61,16 +62,28 @@ def _write(path: str, text: str) -> None:
         fh.write(text)
 
 
-def _scratch(scratch_mb: int, uid: int | None) -> None:
-    """A fresh tmpfs under one size cap for home, /tmp and /dev/shm (as the cold set-up lays it out)."""
+SCRATCH_PLACES = (("home", HOME), ("tmp", "/tmp"), ("shm", "/dev/shm"))
+
+
+def _scratch(scratch_mb: int, uid: int | None, keep=()) -> None:
+    """A fresh tmpfs under one size cap for home, /tmp and /dev/shm (as the cold set-up lays it out).
+    ``keep``: folders under those places that hold the interpreter or its packages (a course kept
+    under /tmp): they are carried into the new places read-only, as the cold set-up binds them
+    after its scratch folder."""
     owner = f",uid={uid},gid={uid}" if uid is not None else ""
     _mount("pdl-scratch", SCRATCH_POINT, "tmpfs", MS_NOSUID | MS_NODEV, f"size={scratch_mb}m,mode=0700{owner}")
-    for name, at in (("home", HOME), ("tmp", "/tmp"), ("shm", "/dev/shm")):
+    for name, at in SCRATCH_PLACES:
         path = f"{SCRATCH_POINT}/{name}"
         os.mkdir(path, 0o700)
         if uid is not None:
             os.chown(path, uid, uid)
-        _mount(path, at, None, MS_BIND)
+        for folder in keep:
+            if folder.startswith(at + "/"):
+                target = path + folder[len(at):]
+                os.makedirs(target, exist_ok=True)
+                _mount(folder, target, None, MS_BIND | MS_REC)
+                _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        _mount(path, at, None, MS_BIND | MS_REC)
     _check(libc.umount2(SCRATCH_POINT.encode(), MNT_DETACH), "cannot detach the scratch folder")
 
 
@@ -122,7 +135,7 @@ def _submission(fds: list[int], msg: dict, cfg: dict, sock: socket.socket) -> No
     _check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET),
            "cannot make the submission's namespaces")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    _scratch(int(cfg["scratch_mb"]), cfg["uid"] if cfg["real_root"] else None)
+    _scratch(int(cfg["scratch_mb"]), cfg["uid"] if cfg["real_root"] else None, cfg.get("keep", ()))
     child = os.fork()  # the first process of the new pid namespace
     if child:
         for fd in fds:
