@@ -41,16 +41,22 @@ SITE_NAMES = ("site-packages", "dist-packages")
 NOTEBOOK_TOOLS = frozenset({"jupyterlab", "ipykernel", "nbclient", "nbformat"})
 
 
-def imported_modules(code: str) -> set[str]:
-    """Top-level names of the absolute imports in ``code`` (cell magics skipped)."""
+def imports(code: str) -> list[tuple[str, list[str]]]:
+    """Each absolute import in ``code`` (cell magics skipped) as (dotted module, names imported
+    from it): ``import a.b`` is ("a.b", []), ``from a import b, c`` is ("a", ["b", "c"])."""
     code = "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!")))
-    names = set()
+    found = []
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
+            found += [(a.name, []) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
+            found.append((node.module, [a.name for a in node.names]))
+    return found
+
+
+def imported_modules(code: str) -> set[str]:
+    """Top-level names of the absolute imports in ``code`` (cell magics skipped)."""
+    return {module.split(".")[0] for module, _ in imports(code)}
 
 
 def environment_modules() -> frozenset[str]:

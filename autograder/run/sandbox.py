@@ -38,7 +38,6 @@ decoded strictly (``autograder.run.protocol``).
 
 from __future__ import annotations
 
-import ast
 import base64
 import contextlib
 import ctypes
@@ -396,23 +395,20 @@ def _worker_env(home: str, tmpdir: str) -> dict:
 
 
 def preload_names(assignment: str) -> list[str]:
-    """The dotted modules the release and the reference of ``assignment`` import that a template
-    may load ahead (``PRELOADABLE`` packages), plus the usual scipy and pyplot modules."""
+    """The dotted modules the release of ``assignment`` imports that a template may load ahead
+    (``PRELOADABLE`` packages; ``from scipy import special`` gives ``scipy.special``), plus numpy
+    and pyplot."""
     names = {"numpy", "matplotlib.pyplot"}
-    sources = [c.get("source", "") for c in load_release(assignment).get("cells", [])
-               if isinstance(c, dict) and c.get("cell_type") == "code"]
-    for source in sources:
+    for cell in load_release(assignment).get("cells", []):
+        if not (isinstance(cell, dict) and cell.get("cell_type") == "code"):
+            continue
+        source = cell.get("source", "")
         try:
-            tree = ast.parse("\n".join(ln for ln in ("".join(source) if isinstance(source, list) else str(source))
-                                       .splitlines() if not ln.lstrip().startswith(("%", "!"))))
+            found = packages.imports("".join(source) if isinstance(source, list) else str(source))
         except SyntaxError:
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.add(node.module)
-                names |= {f"{node.module}.{a.name}" for a in node.names if node.module == "scipy"}
+        for module, imported in found:
+            names |= {module} | {f"{module}.{name}" for name in imported if module == "scipy"}
     return sorted(n for n in names if n.split(".")[0] in PRELOADABLE)
 
 
@@ -459,7 +455,7 @@ class Template:
     an allow-list root built as for a cold start: it imports numpy, scipy, matplotlib and IPython
     once and forks per submission, each fork isolated as a cold start is before any student code
     runs. Only for ``namespace`` isolation; made once per grading process (``warm``), inherited by
-    the bounded children that grade. ``start`` raises ``SandboxUnavailable`` if it cannot be set up."""
+    the bounded children that grade. Making one raises ``SandboxUnavailable`` if it cannot be set up."""
 
     def __init__(self, assignment: str):
         self.assignment = assignment
@@ -467,7 +463,7 @@ class Template:
         self.preload = preload_names(assignment)
         self.owner = os.getpid()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.sock = ours
+        self.sock, self.exits, self._count = ours, {}, 0  # exits: fork id -> exit code, as reported
         self.keep = _under_scratch(self.modules)
         config = {"uid": sandbox_uid(), "real_root": _is_root(), "scratch_mb": SCRATCH_MB, "preload": self.preload,
                   "keep": self.keep}
@@ -478,8 +474,6 @@ class Template:
                                      cwd="/", env=_worker_env(HOME, "/tmp"), pass_fds=(theirs.fileno(),),
                                      preexec_fn=_child_setup)
         theirs.close()
-        self.exits: dict[str, int] = {}
-        self._count = 0
         ready = self._message(60)
         if not ready or not ready.get("ready"):
             self.close()
@@ -498,12 +492,14 @@ class Template:
             return None
         if not raw:
             return None
-        return json.loads(raw)
+        msg = json.loads(raw)
+        if "exit" in msg:  # a fork ended: kept for whoever waits for it
+            self.exits[msg["exit"]] = msg["code"]
+        return msg
 
     def spawn(self, limits: dict) -> _Forked:
-        while (msg := self._message(0)) is not None:  # what earlier graders left unread: the queue stays short
-            if "exit" in msg:
-                self.exits[msg["exit"]] = msg["code"]
+        while self._message(0) is not None:  # what earlier graders left unread: the queue stays short
+            pass
         self._count += 1
         ident = f"{os.getpid()}-{self._count}-{os.urandom(4).hex()}"
         pipes = [os.pipe() for _ in range(3)]  # (read, write) each: stdin, stdout, stderr
@@ -519,9 +515,7 @@ class Template:
             msg = self._message(left)
             if msg is None:
                 break
-            if "exit" in msg:
-                self.exits[msg["exit"]] = msg["code"]
-            elif msg.get("spawned") == ident:
+            if msg.get("spawned") == ident:
                 return _Forked(self, ident, os.fdopen(pipes[0][1], "wb"), os.fdopen(pipes[1][0], "rb"),
                                os.fdopen(pipes[2][0], "rb"))
             elif msg.get("refused") == ident:
@@ -541,9 +535,6 @@ class Template:
                     break
                 if deadline is not None and time.monotonic() >= deadline:
                     return None
-                continue
-            if "exit" in msg:
-                self.exits[msg["exit"]] = msg["code"]
         return self.exits.pop(ident)
 
     def running(self) -> bool:
