@@ -25,6 +25,9 @@ from autograder.course.synth import hostile_cohort
 from conftest import EXEMPLAR
 
 LIMITS = dict(timeout=25, call_timeout=8, memory_mb=2048)
+# The tests of the graded cohort below share one worker under `pytest -n`, so the cohort (a minute)
+# is graded once; "nbgrader" because one of them also writes nbgrader's folders.
+COHORT = pytest.mark.xdist_group("nbgrader")
 
 
 def _nb(nb: dict) -> str:
@@ -50,11 +53,13 @@ def cohort(tmp_path_factory, correct_nb):
     return cases, summary, out, archive
 
 
+@COHORT
 def test_every_submission_has_a_row(cohort):
     cases, summary, _, _ = cohort
     assert sorted(r["student"] for r in summary["results"]) == sorted(cases)
 
 
+@COHORT
 def test_each_case_gets_what_its_honest_content_deserves(cohort):
     cases, summary, _, _ = cohort
     by = {r["student"]: r for r in summary["results"]}
@@ -68,6 +73,7 @@ def test_each_case_gets_what_its_honest_content_deserves(cohort):
     assert by["good1"]["score"] == by["good2"]["score"] == by["good3"]["score"] == full
 
 
+@COHORT
 def test_broken_submissions_say_why(cohort):
     _, summary, _, _ = cohort
     by = {r["student"]: r for r in summary["results"]}
@@ -77,6 +83,7 @@ def test_broken_submissions_say_why(cohort):
     assert any("did not finish" in t["message"] for t in by["never_returns"]["tests"])
 
 
+@COHORT
 def test_unsafe_zip_members_are_refused_and_reported(cohort, tmp_path):
     _, summary, _, archive = cohort
     refused = [u for u in summary["unmatched"] if "refused" in u]
@@ -85,6 +92,7 @@ def test_unsafe_zip_members_are_refused_and_reported(cohort, tmp_path):
     assert len(safe_extract(archive, tmp_path)) == 2
 
 
+@COHORT
 def test_rerun_reuses_every_finished_result(cohort):
     cases, summary, out, archive = cohort
     again = grade_cohort(archive, EXEMPLAR, out, workers=2, progress=False, **LIMITS)

@@ -62,6 +62,8 @@ def template():
     sandbox._FREE.setdefault(EXEMPLAR, []).append(t)
     yield t
     sandbox._FREE[EXEMPLAR].remove(t)
+    if not sandbox._FREE[EXEMPLAR]:  # as before: no later test of this process grades warm
+        del sandbox._FREE[EXEMPLAR]
     t.close()
 
 
@@ -184,3 +186,11 @@ def test_a_refused_fork_raises_and_the_worker_starts_cold(template, monkeypatch)
 def test_without_a_lease_a_worker_starts_cold(template):
     warm, _ = _probe()
     assert not warm
+
+
+def test_account_isolation_is_never_forked_from_a_template(template):
+    """The templates are namespace sandboxes: a submission graded in account isolation gets no lease."""
+    with template_lease(EXEMPLAR, "account") as leased:
+        assert leased is None
+    with template_lease(EXEMPLAR, "namespace") as leased:
+        assert leased is template

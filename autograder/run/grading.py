@@ -602,7 +602,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     options = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb, isolation=isolation,
                    public_checks=public_checks)
     warm(assignment, isolation)
-    with template_lease(assignment):  # a cohort's: the student's process is forked warm
+    with template_lease(assignment, isolation):  # a cohort's: the student's process is forked warm
         received, how = run_bounded(lambda send: send({"report": _grade(submission, assignment, stream=send,
                                                                         **options).to_dict()}),
                                     memory_mb=memory_mb, seconds=seconds)

@@ -616,10 +616,11 @@ def stop_templates(assignment: str) -> None:
 
 
 @contextlib.contextmanager
-def template_lease(assignment: str):
+def template_lease(assignment: str, isolation: str | None = None):
     """Hold a template of ``assignment`` for this thread while one submission is graded (a free
-    one, or a new one if every one is busy); nothing where ``start_templates`` never ran."""
-    if not warm_enabled() or assignment not in _FREE:
+    one, or a new one if every one is busy); nothing where ``start_templates`` never ran, or for
+    another isolation than the templates' (namespace)."""
+    if not warm_enabled() or assignment not in _FREE or resolve_isolation(isolation, lazy=True) != "namespace":
         yield None
         return
     with _LOCK:
@@ -654,13 +655,9 @@ class Worker:
                  isolation: str | None = None, cpu_s: int = 3600):
         self.isolation = resolve_isolation(isolation, lazy=True)
         limits = dict(LIMITS, memory_mb=memory_mb or 0, cpu_s=int(cpu_s))
-        inner = [sys.executable, "-I", "-c",
-                 "import sys; sys.path.insert(0, {!r}); import autograder.run.worker as w; w.main({!r})"]
-        env: dict[str, str] = {}
         self._root = None if self.isolation != "process" else Path(tempfile.mkdtemp(prefix="pdl-work-"))
         self._lease: accounts.Lease | None = None
         self.notes: list[str] = []  # grader notes: what the isolation could not confine here
-        tmpdir = "/tmp"
         self.warm = False  # forked by a warm template
         template = template_for(files) if self.isolation == "namespace" else None
         if template is not None:
@@ -669,9 +666,25 @@ class Worker:
                 self.warm = True
             except (TemplateFailed, OSError):
                 pass  # started cold below, as isolated
-        if self.warm:
-            pass
-        elif self.isolation == "namespace":
+        if not self.warm:
+            self.proc = self._start_cold(files, limits)
+        if self._lease is not None:
+            self._lease.started()
+        self._buf = bytearray()
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self.proc.stdout, selectors.EVENT_READ)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._files = files
+        self._requests, self._nonce = 0, os.urandom(6).hex()
+        self._done = False  # closed
+
+    def _start_cold(self, files: dict[str, bytes], limits: dict) -> subprocess.Popen:
+        """A fresh interpreter for the student, isolated as ``self.isolation`` says."""
+        inner = [sys.executable, "-I", "-c",
+                 "import sys; sys.path.insert(0, {!r}); import autograder.run.worker as w; w.main({!r})"]
+        env: dict[str, str] = {}
+        tmpdir = "/tmp"
+        if self.isolation == "namespace":
             home = HOME
             inner[-1] = inner[-1].format("/pdl", json.dumps(limits))
             cmd = _unshare_cmd() + ["sh", "-c", _setup_script(sandbox_uid(), inner, _release_imports(files))]
@@ -701,26 +714,16 @@ class Worker:
             cmd, cwd = inner, home
         setup = _child_setup if self._lease is None else functools.partial(_account_child_setup, self._lease)
         try:
-            if not self.warm:
-                self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             stderr=subprocess.PIPE, cwd=cwd, env={**_worker_env(home, tmpdir), **env},
-                                             preexec_fn=setup)
+            return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    cwd=cwd, env={**_worker_env(home, tmpdir), **env}, preexec_fn=setup)
         except (OSError, subprocess.SubprocessError) as exc:
             if self._lease is None:
                 raise
             self._lease.release()  # its cgroup or Landlock could not be entered: refuse
             raise SandboxUnavailable(refuse_message(f"cannot start the student's process: {exc}")) from None
-        if self._lease is not None:
-            self._lease.started()
-        self._buf = bytearray()
-        self._sel = selectors.DefaultSelector()
-        self._sel.register(self.proc.stdout, selectors.EVENT_READ)
-        os.set_blocking(self.proc.stdout.fileno(), False)
-        self._files = files
-        self._requests, self._nonce = 0, os.urandom(6).hex()
-        self._done = False  # closed
 
     # -- messaging -------------------------------------------------------------------
+
     def _readline(self, deadline: float) -> bytes:
         """One line from the channel, never holding more than ``protocol.LINE_CAP`` bytes."""
         while True:
