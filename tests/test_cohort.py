@@ -24,7 +24,7 @@ from autograder.run.sandbox import namespaces_available
 from autograder.course.synth import hostile_cohort
 from conftest import EXEMPLAR
 
-LIMITS = dict(timeout=25, call_timeout=8, memory_mb=2048)
+LIMITS = dict(timeout=15, call_timeout=5, memory_mb=2048)  # the exemplar runs in ~1 s, each call in <0.1 s
 # The tests of the graded cohort below share one worker under `pytest -n`, so the cohort (a minute)
 # is graded once; "nbgrader" because one of them also writes nbgrader's folders.
 COHORT = pytest.mark.xdist_group("nbgrader")

@@ -86,9 +86,14 @@ def _unleased_account_uids() -> list[int]:
 def _leftovers_snapshot():
     """What a sandbox could leave on the host: stage or mount-point folders (the namespace
     sandbox makes none) and files in the host's /dev/shm (tests in parallel make their own
-    pdl-validate-*, pdl-otter-run-* ... folders, which are not counted)."""
-    return ({p.name for p in TMP.glob("pdl-*") if p.name.startswith(("pdl-stage-", "pdl-root-"))},
+    pdl-validate-*, pdl-otter-run-* ... folders, and the ``planted`` classmate's stage folder, which
+    are not counted)."""
+    return ({p.name for p in TMP.glob("pdl-*") if p.name.startswith(("pdl-stage-", "pdl-root-"))
+             and not p.name.startswith(PLANTED_STAGE)},
             set(os.listdir("/dev/shm")))
+
+
+PLANTED_STAGE = "pdl-stage-classmate-"  # planted by a fixture, perhaps on another worker meanwhile
 
 
 @pytest.fixture
@@ -204,7 +209,7 @@ def planted(tmp_path_factory):
     secret = tmp_path_factory.mktemp("ta-home") / "private.txt"
     secret.write_text(SECRET)
     secret.chmod(0o600)
-    stage = TMP / f"pdl-stage-classmate-{uuid.uuid4().hex[:8]}"
+    stage = TMP / f"{PLANTED_STAGE}{uuid.uuid4().hex[:8]}"
     stage.mkdir()
     (stage / f"{EXEMPLAR}.ipynb").write_text(
         (REPO / "solutions" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text().replace(

@@ -283,12 +283,6 @@ def _where_in_source(assignment: str, text: str) -> str:
     return f"{text!r} ({path.relative_to(REPO)}:{', '.join(map(str, found[:4])) or '?'})"
 
 
-# The Gradescope simulation's cases that try the engine rather than the assignment (a loop, a
-# broken file, a cheat, huge answers): the same code for every zip, so a run over several
-# assignments tries them on the first one only.
-ENGINE_CASES = ("infinite_loop", "invalid_json", "cheat", "big_answers")
-
-
 def _validate_job(assignment: str, options: dict) -> tuple[str, bool, str]:
     out = io.StringIO()
     ok = validate(assignment, log=lambda text: print(text, file=out), **options)
@@ -302,9 +296,9 @@ def validate_many(ids: list[str], workers: int | None = None, progress: bool = T
     if not ids:
         return True
     jobs = {aid: dict(options, gradescope_cases=simulate.CASES if i == 0 else
-                      tuple(c for c in simulate.CASES if c not in ENGINE_CASES)) for i, aid in enumerate(ids)}
+                      tuple(c for c in simulate.CASES if c not in simulate.ENGINE_CASES)) for i, aid in enumerate(ids)}
     if options.get("gradescope") and len(ids) > 1:
-        print(f"Gradescope simulation: the engine's cases ({', '.join(ENGINE_CASES)}) on {ids[0]} only", flush=True)
+        print(f"Gradescope simulation: the engine's cases ({', '.join(simulate.ENGINE_CASES)}) on {ids[0]} only", flush=True)
     workers = max(1, min(workers or os.cpu_count() or 1, len(ids)))
     if workers == 1:  # each line as it comes
         results = [validate(aid, **jobs[aid]) for aid in ids]  # every one, even after a failure
