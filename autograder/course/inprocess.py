@@ -7,9 +7,13 @@ limit, which makes a run of dozens of variants fast (``pdl validate``, ``autogra
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import signal
+import types
+
+import numpy as np
 
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue
 from autograder.run.diagnose.leaks import numbers_of
@@ -61,10 +65,146 @@ def namespace_of(assignment: str, code: str) -> TimedNamespace:
     return TimedNamespace(ns)
 
 
-def score_code(assignment: str, code: str) -> tuple[float, float]:
-    """(score, max score) of the hidden tests against functions defined by ``code``."""
-    results = run_hidden_tests(assignment, LocalStudent(namespace_of(assignment, code)))
+def score_code(assignment: str, code: str, baseline: Baseline | None = None) -> tuple[float, float]:
+    """(score, max score) of the hidden tests against functions defined by ``code``; with a
+    ``baseline``, the tests that reach nothing ``code`` changed keep the baseline's pass unrun."""
+    ns = namespace_of(assignment, code)
+    plugins = [baseline.plugin(ns, code)] if baseline is not None else []
+    results = run_hidden_tests(assignment, LocalStudent(ns), plugins=plugins)
     return sum(r.points for r in results), sum(r.max_points for r in results)
+
+
+def _current_test() -> str:
+    return os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[-1].split(" ")[0]
+
+
+# What lets a function reach module globals that its code does not name.
+_DYNAMIC = frozenset({"globals", "vars", "locals", "eval", "exec", "__import__", "__dict__", "sys"})
+
+
+def _same(a, b) -> bool:
+    """Whether two globals of the same name behave the same: the same object, equal plain data
+    (numbers, strings, arrays and their containers), or functions with the same code, defaults and
+    no closure."""
+    if a is b:
+        return True
+    if isinstance(a, types.FunctionType) and isinstance(b, types.FunctionType):
+        return (a.__code__ == b.__code__ and a.__closure__ is None and b.__closure__ is None
+                and _same(a.__defaults__, b.__defaults__) and _same(a.__kwdefaults__, b.__kwdefaults__))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):  # a grid the module computes as it loads, the same each time
+        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return isinstance(a, (int, float, complex, str, bytes, bool, type(None))) and a == b
+
+
+def _only_definitions(code: str) -> bool:
+    """Whether running ``code`` only defines names (functions, classes, imports, assignments to
+    names): no statement of it can change a library's state that the baseline's functions share."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            continue
+        targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
+                   if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else None)
+        if targets is not None and all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.Store))
+                                       for x in targets for n in ast.walk(x)):  # names, unpacked or not
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):  # a docstring
+            continue
+        return False
+    return True
+
+
+def _names_of(code: types.CodeType) -> set[str]:
+    """Global (and attribute) names a code object and the code nested in it use."""
+    out = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out |= _names_of(const)
+    return out
+
+
+def _reach(ns: dict, name: str) -> set[str] | None:
+    """The module globals that calling ``ns[name]`` can reach: the names its code uses, through
+    the module's own functions; None where a function may look names up at run time."""
+    seen, todo = set(), [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        fn = dict.get(ns, current)
+        if isinstance(fn, types.FunctionType):
+            names = _names_of(fn.__code__)
+            if names & _DYNAMIC:
+                return None
+            todo += [n for n in names if n in ns]
+    return seen
+
+
+class Baseline:
+    """The reference graded once in-process, for many variants that each change a few of its
+    functions (``wrong``, ``rewrite`` and ``alternative`` cells after the reference, mutants of
+    it): which of the student's functions each hidden test reached, and which tests passed. A
+    variant whose changes none of a test's functions can reach (through the module's globals)
+    calls the same code on the same inputs, so that test keeps the reference's pass without
+    running (``plugin``). A test whose inputs or streams depend on earlier tests' calls is, by the
+    false-fail budgets, as likely to pass after fewer of them."""
+
+    def __init__(self, assignment: str, code: str):
+        self.ns = namespace_of(assignment, code)
+        self.reached: dict[str, set[str]] = {}
+        baseline = self
+
+        class Reaching(LocalStudent):
+            def __getattr__(self, name):
+                if not name.startswith("_"):
+                    baseline.reached.setdefault(_current_test(), set()).add(name)
+                return super().__getattr__(name)
+
+        results = run_hidden_tests(assignment, Reaching(self.ns), diagnose=False)
+        self.passed = {r.name for r in results if r.passed}
+        self.max_score = sum(r.max_points for r in results)
+
+    def unaffected(self, ns: dict, code: str) -> set[str]:
+        """The tests that passed here and reach nothing that the variant ``code`` (run into
+        ``ns``) defines differently; none where ``code`` does more than define names."""
+        if not _only_definitions(code):
+            return set()
+        changed = {k for k in set(ns) | set(self.ns)
+                   if k not in ns or k not in self.ns or not _same(dict.get(ns, k), dict.get(self.ns, k))}
+        out = set()
+        for test in self.passed:
+            reach = set()
+            for name in self.reached.get(test, set()):
+                found = _reach(ns, name)
+                if found is None:
+                    break
+                reach |= found | {name}
+            else:
+                if not reach & changed:
+                    out.add(test)
+        return out
+
+    def plugin(self, ns: dict, code: str):
+        """A pytest plugin for the variant ``code`` (run into ``ns``): its unaffected tests pass unrun."""
+        skip = self.unaffected(ns, code)
+
+        class Unaffected:
+            @staticmethod
+            def pytest_collection_modifyitems(items):
+                for item in items:
+                    if item.name in skip:
+                        item.runtest = lambda: None  # the reference's pass: nothing it reaches differs
+        return Unaffected()
 
 
 class RecordingStudent(LocalStudent):
@@ -89,11 +229,14 @@ class RecordingStudent(LocalStudent):
         return recorded
 
 
-def grade_code(assignment: str, code: str):
+def grade_code(assignment: str, code: str, baseline: Baseline | None = None):
     """(results with diagnoses, the recording student) of the hidden tests against the functions
-    defined by ``code`` (the reference plus a wrong, rewrite or alternative cell), in-process."""
-    student = RecordingStudent(namespace_of(assignment, code))
-    return run_hidden_tests(assignment, student, diagnose=True), student
+    defined by ``code`` (the reference plus a wrong, rewrite or alternative cell), in-process; with
+    a ``baseline`` (``Baseline``), the tests that reach nothing ``code`` changed are not run."""
+    ns = namespace_of(assignment, code)
+    student = RecordingStudent(ns)
+    plugins = [baseline.plugin(ns, code)] if baseline is not None else []
+    return run_hidden_tests(assignment, student, diagnose=True, plugins=plugins), student
 
 
 def reference_values(assignment: str, student: RecordingStudent, test: str) -> list[float]:

@@ -12,7 +12,7 @@ import random
 import re
 
 from autograder.course.generate import MODULE_ROLES, module_text
-from autograder.course.inprocess import score_code
+from autograder.course.inprocess import Baseline, score_code
 from autograder.course.source import Source, load
 from autograder.run.paths import REPO
 
@@ -152,15 +152,18 @@ def mutation_run(assignment: str, sample: int | None = 40, seed: int = 0, log=No
     except ValueError:
         path = str(src.path)
     graded = set(src.graded_functions())
-    full = score_code(assignment, code)[1]
     total = count_mutants(code, graded)
+    # the reference as the mutants are written (unparsed, no site mutated): a test that reaches
+    # no mutated function keeps its pass unrun
+    baseline = Baseline(assignment, mutant(code, graded, total)[0])
+    full = baseline.max_score
     sites = list(range(total))
     if sample is not None and sample < total:
         sites = sorted(random.Random(seed).sample(sites, sample))
     caught, survivors = 0, []
     for i, k in enumerate(sites):
         text, desc = mutant(code, graded, k)
-        score, _ = score_code(assignment, text)
+        score, _ = score_code(assignment, text, baseline)
         if score < full:
             caught += 1
         else:

@@ -46,7 +46,7 @@ from autograder.course.generate import (
     solution_notebook_fresh,
     tests_text,
 )
-from autograder.course.inprocess import grade_code, reference_values
+from autograder.course.inprocess import Baseline, grade_code, reference_values
 from autograder.course.mutate import mutation_run, variant_cells
 from autograder.course.refinputs import reference_dependent_tests
 from autograder.course.seeds import report_lines, sweep
@@ -142,9 +142,10 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
     src = load(assignment)
     mistakes = src.mistakes()
     out, leaked = [], []
+    baseline = Baseline(assignment, reference)  # tests that reach only the reference's code keep its pass
 
     def graded(code):
-        results, student = grade_code(assignment, reference + "\n\n" + code)
+        results, student = grade_code(assignment, reference + "\n\n" + code, baseline)
         for r in results:
             if r.diagnosis:
                 found = leaked_numbers(r.diagnosis, reference_values(assignment, student, r.name))
