@@ -181,18 +181,10 @@ class Baseline:
             return set()
         changed = {k for k in set(ns) | set(self.ns)
                    if k not in ns or k not in self.ns or not _same(dict.get(ns, k), dict.get(self.ns, k))}
-        out = set()
-        for test in self.passed:
-            reach = set()
-            for name in self.reached.get(test, set()):
-                found = _reach(ns, name)
-                if found is None:
-                    break
-                reach |= found | {name}
-            else:
-                if not reach & changed:
-                    out.add(test)
-        return out
+        # each student function once: whether calling it can reach a change (or may, at run time)
+        affected = {name: (found := _reach(ns, name)) is None or bool(found & changed)
+                    for names in self.reached.values() for name in names}
+        return {test for test in self.passed if not any(affected[n] for n in self.reached.get(test, ()))}
 
     def plugin(self, ns: dict, code: str):
         """A pytest plugin for the variant ``code`` (run into ``ns``): its unaffected tests pass unrun."""
@@ -223,8 +215,7 @@ class RecordingStudent(LocalStudent):
         def recorded(*args, **kwargs):
             value = call(*args, **kwargs)
             self.call_log.append((name, args, kwargs, value))
-            test = os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[-1].split(" ")[0]
-            self.history.append((test, Call(name, args, kwargs, value)))
+            self.history.append((_current_test(), Call(name, args, kwargs, value)))
             return value
         return recorded
 
