@@ -13,12 +13,12 @@ demo_step "grading the bundled example submissions of ex2_3_ising_perceptron"
 echo "(correct, partly wrong, untouched stub, invalid JSON, an infinite loop):"
 # exit code 1: the invalid JSON could not be read (graded 0 with its reason), as intended here
 pdl grade examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
-  --call-timeout 10 --json results/demo.json || [ $? -eq 1 ]
+  --call-timeout 5 --json results/demo.json || [ $? -eq 1 ]
 echo
 echo "Per-test details and feedback: results/demo.json"
 demo_step "grading the same five as a cohort (what a TA runs on a whole class; its own gradebook, not the course's)"
 pdl grade-cohort examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
-  --call-timeout 10 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db --screenshots
+  --call-timeout 5 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db --screenshots
 echo "Cohort outputs: results/demo-cohort/{grades.csv,report.html,written.html,written_scores.csv,feedback/,screenshots/}"
 echo "Grading the written answers by hand: type score and comment in results/demo-cohort/written_scores.csv"
 echo "(or in nbgrader's formgrader on that gradebook), then rerun the same grade-cohort command: nothing is"

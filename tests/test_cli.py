@@ -20,7 +20,7 @@ def test_check_passes_on_the_solution_and_fails_kindly_on_the_stub(capsys):
 
 def test_demo_examples_grade_as_labelled(tmp_path, capsys):
     out = tmp_path / "demo.json"
-    assert pdl(["grade", str(EXAMPLES), "--assignment", EXEMPLAR, "--call-timeout", "10",
+    assert pdl(["grade", str(EXAMPLES), "--assignment", EXEMPLAR, "--call-timeout", "5",
                 "--json", str(out)]) == 1  # the invalid JSON is graded 0, and not everything was graded
     by = {r["submission"].rsplit("/", 1)[-1]: r for r in json.loads(out.read_text())}
     full = by["correct.ipynb"]["max_score"]

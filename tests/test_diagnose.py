@@ -68,8 +68,9 @@ def _named(assignment, code, hint):
     return lost, any(hint in r.diagnosis for r in results), leaked, results
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_a_mistake_written_twice_gets_the_same_hint(assignment):
+def test_a_mistake_written_twice_gets_the_same_hint(assignment=EXEMPLAR):
+    """Every hidden test run (no baseline). `pdl validate` checks the same on every assignment
+    (tests/test_validate.py: wrong cells and rewrites named by their hint, no reference value shown)."""
     for m in read_mistakes(assignment):
         for desc, code in m.rewrites:
             for what, text in (("wrong cell", m.code), (f"rewrite {desc!r}", code)):
@@ -500,3 +501,34 @@ def test_two_mistakes_that_answer_alike_are_not_both_named(monkeypatch):
     assert dg.diagnose("x", [call]) == ""
     found = [1]  # the second matched alone on an earlier test
     assert dg.diagnose("x", [call], found=found) == dg.KNOWN + "second mistake"
+
+
+def test_a_list_is_close_exactly_where_every_element_is():
+    """``close`` compares a list of numbers whole; its verdict must be the element-wise one (the
+    definition), on lists with nan, inf, ints, bools, nesting, 1-element arrays and wrong shapes."""
+    from autograder.run.diagnose.compare import close
+
+    def elementwise(actual, expected, rtol, atol):
+        if isinstance(expected, (tuple, list)):
+            return isinstance(actual, (tuple, list, np.ndarray)) and len(actual) == len(expected) and all(
+                elementwise(a, e, rtol, atol) for a, e in zip(actual, expected))
+        return close(actual, expected, rtol, atol)  # a leaf: never the list path
+
+    rng = np.random.default_rng(3)
+    pool = [0.0, 1.0, -2.5, 1e-12, np.nan, np.inf, -np.inf, 3, True]
+    tried = agreed_false = 0
+    for _ in range(3000):
+        shape = tuple(rng.integers(1, 4, size=rng.integers(1, 3)))
+        e = rng.choice(pool, size=shape).astype(float)
+        a = e + rng.choice([0.0, 1e-10, 1e-3], size=shape) * rng.integers(0, 2, size=shape)
+        kind = rng.integers(0, 5)
+        actual = (a.tolist() if kind == 0 else tuple(a.tolist()) if kind == 1 else a if kind == 2
+                  else [np.array([x]) for x in a.reshape(-1)] if kind == 3 else a.reshape(-1).tolist())
+        expected = e.tolist() if rng.integers(0, 2) else [int(x) if np.isfinite(x) and x == int(x) else x
+                                                           for x in e.reshape(-1)]
+        rtol, atol = [(1e-6, 1e-9), (0.0, 0.0), (1e-2, 0.0)][rng.integers(0, 3)]
+        want = elementwise(actual, expected, rtol, atol)
+        assert close(actual, expected, rtol, atol) == want, (actual, expected, rtol, atol)
+        tried += 1
+        agreed_false += not want
+    assert 0.2 * tried < agreed_false < 0.9 * tried  # both verdicts were tried often

@@ -240,3 +240,19 @@ def test_every_submitter_of_a_group_submission_gets_the_grade(tmp_path, correct_
     assert by["ada1"]["score"] == by["bo2"]["score"] == by["ada1"]["max_score"] > 0
     assert by["bo2"]["email"] == "bo@example.edu" and summary["graded"] == 2
     assert sorted(p.name for p in (tmp_path / "out" / "records").glob("*.json")) == ["ada1.json", "bo2.json"]
+
+
+def test_the_zips_limits_come_from_the_environment_where_set(monkeypatch):
+    """PDL_TIMEOUT_S / PDL_CALL_TIMEOUT_S may be fractional; unset, the course's limits hold."""
+    import course_config
+    from autograder.gradescope.plugin import limits_from
+
+    for name in ("PDL_TIMEOUT_S", "PDL_CALL_TIMEOUT_S", "PDL_MEMORY_MB"):
+        monkeypatch.delenv(name, raising=False)
+    assert limits_from(course_config) == {"timeout": course_config.TIMEOUT_S,
+                                          "call_timeout": course_config.CALL_TIMEOUT_S,
+                                          "memory_mb": course_config.MEMORY_MB}
+    monkeypatch.setenv("PDL_CALL_TIMEOUT_S", "4.5")
+    monkeypatch.setenv("PDL_MEMORY_MB", "2048")
+    assert limits_from(course_config) == {"timeout": course_config.TIMEOUT_S, "call_timeout": 4.5,
+                                          "memory_mb": 2048}

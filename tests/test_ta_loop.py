@@ -75,7 +75,7 @@ def test_demo_cohort_then_hand_scores_reach_grades_gradebook_and_feedback(tmp_pa
     release_before = release.exists()
     out, db = tmp_path / "demo-cohort", f"sqlite:///{tmp_path / 'gradebook.db'}"
     # the demo's cohort step (scripts/demo.sh), into a folder of this test's own
-    cmd = ["grade-cohort", EXAMPLES, "--assignment", EXEMPLAR, "--call-timeout", "10", "--out", out,
+    cmd = ["grade-cohort", EXAMPLES, "--assignment", EXEMPLAR, "--call-timeout", "5", "--out", out,
            "--gradebook", db, "--quiet"]
     first = pdl(*cmd)
     assert "registering" in first and "5 graded now" in first

@@ -134,12 +134,12 @@ def limits_from(course_config) -> dict:
     """pdl grade's limits (course_config), unless the grader's environment sets PDL_TIMEOUT_S /
     PDL_CALL_TIMEOUT_S / PDL_MEMORY_MB (the local simulation's tests use shorter ones)."""
 
-    def pick(name, default):
+    def pick(name, default, kind=float):  # seconds may be fractional ("4.5"), megabytes not
         value = os.environ.get(f"PDL_{name}")
-        return type(default)(value) if value else default
+        return kind(value) if value else default
     return {"timeout": pick("TIMEOUT_S", course_config.TIMEOUT_S),
             "call_timeout": pick("CALL_TIMEOUT_S", course_config.CALL_TIMEOUT_S),
-            "memory_mb": pick("MEMORY_MB", course_config.MEMORY_MB)}
+            "memory_mb": pick("MEMORY_MB", course_config.MEMORY_MB, int)}
 
 
 class PdlGrading(AbstractOtterPlugin):
