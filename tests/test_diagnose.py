@@ -68,9 +68,11 @@ def _named(assignment, code, hint):
     return lost, any(hint in r.diagnosis for r in results), leaked, results
 
 
-def test_a_mistake_written_twice_gets_the_same_hint(assignment=EXEMPLAR):
-    """Every hidden test run (no baseline). `pdl validate` checks the same on every assignment
-    (tests/test_validate.py: wrong cells and rewrites named by their hint, no reference value shown)."""
+def test_a_mistake_written_twice_gets_the_same_hint():
+    """The exemplar, every hidden test run (no baseline). `pdl validate` checks the same on every
+    assignment (tests/test_validate.py: wrong cells and rewrites named by their hint, no reference
+    value shown)."""
+    assignment = EXEMPLAR
     for m in read_mistakes(assignment):
         for desc, code in m.rewrites:
             for what, text in (("wrong cell", m.code), (f"rewrite {desc!r}", code)):
