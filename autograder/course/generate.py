@@ -42,6 +42,7 @@ from autograder.gradescope import archive
 from autograder.run.diagnose.catalogue import _defined_names
 from autograder.run.mistakes import read_mistakes
 from autograder.run.notebook import ANSWER_PLACEHOLDER, code_cell, with_cells
+from autograder.run.owners import points_per_function, test_owners
 from autograder.run.paths import REPO
 from autograder.run.testing import points_of
 
@@ -54,22 +55,41 @@ MODULE_ROLES = ("setup", "params", "graded", "provided", "reference")
 
 
 def _header(src: Source, solution: bool) -> str:
-    what = "Solution notebook (instructors only)" if solution else "Assignment"
-    text = (f"*{what} for* **{src.assignment}**, *course year {course_config.YEAR}.* "
-            f"*{GENERATED.format(id=src.assignment)}*\n\n"
-            "**How to work:** implement every function whose body says `raise NotImplementedError`, "
-            "keeping its name and arguments. Run the notebook top to bottom; cells with `@check` "
-            "print `ok` / `FAIL` for the public checks. Hidden tests with other inputs decide the "
-            "grade, so make the functions correct, not just the checks green. Written answers go "
-            f"in the cells marked {ANSWER_PLACEHOLDER} Submit this `.ipynb` file.")
-    if not solution:
-        per_function = graded_points(src)
-        hidden = sum(per_function.values())
-        written = sum(q.points for q in src.written_questions())
-        text += (f"\n\n**Points:** {hidden:g} for your functions (hidden tests; each function's "
-                 "points are in a comment above it)"
-                 + (f" + {written:g} for written answers (graded by hand) = {hidden + written:g}"
-                    if written else "") + ".")
+    if solution:
+        return (f"*Solution notebook (instructors only) for* **{src.assignment}**, *course year {course_config.YEAR}.* "
+                f"*{GENERATED.format(id=src.assignment)}*\n\n"
+                "**How to work:** implement every function whose body says `raise NotImplementedError`, "
+                "keeping its name and arguments. Run the notebook top to bottom; cells with `@check` "
+                "print `ok` / `FAIL` for the public checks. Hidden tests with other inputs decide the "
+                "grade, so make the functions correct, not just the checks green. Written answers go "
+                f"in the cells marked {ANSWER_PLACEHOLDER} Submit this `.ipynb` file.")
+    # the student's header: what to do, how to check, the points, how to submit; nothing of how the
+    # course is built (``pdl validate`` refuses course-tool text in a release: course/release_checks.py)
+    aid = src.assignment
+    per_function = graded_points(src)
+    hidden = sum(per_function.values())
+    questions = src.written_questions()
+    written = sum(q.points for q in questions)
+    text = (f"*Assignment* **{aid}**, *course year {course_config.YEAR}.*\n\n"
+            "**What to do.** Implement every function whose body says `raise NotImplementedError`, "
+            "keeping its name and arguments; its docstring is the contract (arguments, what it returns, "
+            "the edge cases it must handle) and the text above it derives what it computes."
+            + (f" Answer the {len(questions)} written question{'s' if len(questions) != 1 else ''} in the cells "
+               f"marked {ANSWER_PLACEHOLDER}" if questions else "") + "\n\n"
+            "**How to check.** Run the notebook top to bottom (Run All). Each public check (a cell with "
+            "`@check`) prints `ok`, `not yet` (naming the function still to implement) or `FAIL` with a "
+            "hint; a figure cell (`%%figure`) shows your results, or says which function it still needs. "
+            f"From a terminal, `python check_notebook.py {aid}.ipynb` (or, with the course tools, "
+            f"`pdl check {aid}.ipynb --assignment {aid}`) prints the same lines. The public checks try "
+            "each function on a few inputs; hidden tests with other inputs decide the grade, so make "
+            "every function meet its docstring, not just the checks.\n\n"
+            f"**Points:** {hidden:g} for your functions (hidden tests; each function's points are in a "
+            "comment above it)"
+            + (f" + {written:g} for written answers (graded by hand; each question's points are above it) "
+               f"= {hidden + written:g}" if written else "") + ".\n\n"
+            f"**How to submit.** Upload this `.ipynb` file itself, under its name `{aid}.ipynb`, where your "
+            "instructor says (Gradescope or the course's nbgrader exchange); no PDF is needed unless they "
+            "ask for one.")
     return text
 
 
@@ -78,44 +98,8 @@ def _points_word(k: float) -> str:
 
 
 def graded_points(src: Source) -> dict[str, float]:
-    """Graded function -> points of the hidden tests that test it. A test counts for the function
-    its description starts with (``"name: ..."``), else the one its name is ``test_<name>...``
-    of, else the first graded function it calls (``student.<name>``, also through helpers)."""
-
-    graded = src.graded_functions()
-    tree = ast.parse(src.code("tests"))
-    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-
-    def called(node, seen):
-        names = []
-        for sub in sorted((s for s in ast.walk(node) if hasattr(s, "lineno")), key=lambda s: (s.lineno, s.col_offset)):
-            if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "student"
-                    and sub.attr in graded):
-                names.append(sub.attr)
-            elif (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in helpers
-                  and sub.func.id not in seen):
-                names += called(helpers[sub.func.id], seen | {sub.func.id})
-        return names
-
-    out: dict[str, float] = {}
-    for node in tree.body:
-        if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_")):
-            continue
-        pts = 1.0
-        for d in node.decorator_list:
-            if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "points" and d.args:
-                pts = float(ast.literal_eval(d.args[0]))
-        first = re.match(r"\w+", (ast.get_docstring(node) or "").strip())
-        by_name = [g for g in graded if node.name == f"test_{g}" or node.name.startswith(f"test_{g}_")]
-        if first and first.group() in graded:
-            name = first.group()
-        elif by_name:
-            name = max(by_name, key=len)
-        else:
-            name = next(iter(called(node, {node.name})), None)
-        if name:
-            out[name] = out.get(name, 0.0) + pts
-    return out
+    """Graded function -> points of the hidden tests that count for it (``autograder.run.owners``)."""
+    return points_per_function(test_owners(src.code("tests"), src.graded_functions()))
 
 
 def _with_points(code: str, points: dict[str, float]) -> str:
@@ -150,7 +134,7 @@ def params_code(src: Source) -> str:
     ns: dict = {"np": np}
     exec(compile(cells[0].source, f"{src.path.name}:params", "exec"), ns)  # noqa: S102 - instructor code
     values = ns["draw_params"](year_rng(src.assignment))
-    return (f"# This year's parameters (course year {course_config.YEAR}), drawn by `pdl generate`.\n"
+    return (f"# This year's parameters (course year {course_config.YEAR}).\n"
             f"PARAMS = {pprint.pformat(values, sort_dicts=False, width=88)}")
 
 

@@ -49,6 +49,7 @@ from autograder.course.generate import (
 from autograder.course.inprocess import Baseline, grade_code, reference_values
 from autograder.course.mutate import mutation_run, variant_cells
 from autograder.course.refinputs import reference_dependent_tests
+from autograder.course.release_checks import release_lines
 from autograder.course.seeds import report_lines, sweep
 from autograder.course.source import _function_bodies, load, source_path
 from autograder.course.synth import variant_notebook
@@ -224,6 +225,8 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
     leaked = leaks(assignment)
     line(not leaked, "no private code in assignments/" if not leaked else
          "LEAK: " + "; ".join(_where_in_source(assignment, text) for text in leaked[:3]))
+    for good, text in release_lines(assignment):  # prompts, course-tool text, public checks' arguments
+        line(good, text)
     scores = {}
     with tempfile.TemporaryDirectory(prefix="pdl-validate-") as tmp:
         for kind in ("correct", "stub", "partial"):
