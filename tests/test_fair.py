@@ -36,7 +36,8 @@ def _graded(code: str, monkeypatch=None, carry=True):
 
     if monkeypatch is not None:
         monkeypatch.setenv("PDL_CARRY_FORWARD", "1" if carry else "0")
-    student = RecordingStudent(namespace_of(EXEMPLAR, module_text(load(EXEMPLAR)) + "\n\n" + code))
+    code = module_text(load(EXEMPLAR)) + "\n\n" + code
+    student = RecordingStudent(namespace_of(EXEMPLAR, code), code, EXEMPLAR)
     return {r.name: r for r in run_hidden_tests(EXEMPLAR, student, diagnose=False)}
 
 
@@ -56,7 +57,7 @@ def test_a_result_right_given_the_students_own_earlier_result_keeps_its_credit(m
     for name in credited:
         r = results[name]
         assert r.points == r.max_points and not r.passed
-        assert r.carried_forward == "credited: it follows from your generalization_error (error carried forward)"
+        assert r.carried_from == ["generalization_error"] and "your generalization_error" in r.carried_forward
     without = _graded(WRONG_EPS, monkeypatch, carry=False)
     assert sum(r.points for r in without.values()) < sum(r.points for r in results.values())
     assert not any(r.carried_forward for r in without.values())

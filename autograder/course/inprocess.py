@@ -15,9 +15,11 @@ import types
 
 import numpy as np
 
+from autograder.run.carry import Trace
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue
 from autograder.run.diagnose.leaks import numbers_of
 from autograder.run.grading import run_hidden_tests
+from autograder.run.protocol import roundtrip
 from autograder.run.testing import LocalStudent
 
 CALL_LIMIT_S = 20
@@ -62,7 +64,9 @@ def namespace_of(assignment: str, code: str) -> TimedNamespace:
             exec(compile(code, f"<variant of {assignment}>", "exec"), ns)  # noqa: S102 - course code
     except Exception:  # noqa: BLE001 - a mutant may fail at import; it then scores as defined so far
         pass
-    return TimedNamespace(ns)
+    timed = TimedNamespace(ns)
+    timed.module_globals = ns  # what the functions look names up in (a re-run carrying an error replaces some)
+    return timed
 
 
 def score_code(assignment: str, code: str, baseline: Baseline | None = None) -> tuple[float, float]:
@@ -70,7 +74,7 @@ def score_code(assignment: str, code: str, baseline: Baseline | None = None) -> 
     ``baseline``, the tests that reach nothing ``code`` changed keep the baseline's pass unrun."""
     ns = namespace_of(assignment, code)
     plugins = [baseline.plugin(ns, code)] if baseline is not None else []
-    results = run_hidden_tests(assignment, LocalStudent(ns), plugins=plugins)
+    results = run_hidden_tests(assignment, RecordingStudent(ns, code, assignment), diagnose=False, plugins=plugins)
     return sum(r.points for r in results), sum(r.max_points for r in results)
 
 
@@ -202,22 +206,44 @@ class Baseline:
 class RecordingStudent(LocalStudent):
     """In-process student (course code: wrong, rewrite and alternative cells) that records its
     answers like the sandbox proxy does, so the same diagnosis runs on it. ``history`` keeps
-    every call with the test it belongs to; ``call_log`` is the grader's per-test slice."""
+    every call with the test it belongs to; ``call_log`` is the grader's per-test slice.
+    ``code``: what defined the namespace, run again for each fresh copy that error carried
+    forward needs (``autograder.run.carry``); without it nothing is carried forward."""
 
-    def __init__(self, namespace: dict):
+    def __init__(self, namespace: dict, code: str | None = None, assignment: str = ""):
         super().__init__(namespace)
         self.call_log: list = []
         self.history: list = []
+        self._trace = Trace()
+        self._code, self._assignment = code, assignment
+        if code is None:
+            self._fresh = None
 
     def __getattr__(self, name):
+        self._trace.call(name)
         call = super().__getattr__(name)
 
         def recorded(*args, **kwargs):
+            self._trace.call(name)
             value = call(*args, **kwargs)
+            self._trace.answer(name, value)
             self.call_log.append((name, args, kwargs, value))
             self.history.append((_current_test(), Call(name, args, kwargs, value)))
             return value
         return recorded
+
+    def sources(self) -> list[str]:
+        return [self._code] if self._code is not None else []
+
+    @contextlib.contextmanager
+    def _fresh(self, substitute: frozenset, delegate, limit_s: float):
+        """A fresh copy: ``code`` run again into a new namespace, ``substitute`` answered by ``delegate``."""
+        ns = namespace_of(self._assignment, self._code)
+        for name in substitute:
+            def stand_in(*args, _name=name, **kwargs):
+                return delegate.answer(_name, roundtrip(list(args)), roundtrip(dict(kwargs)))
+            ns.module_globals[name] = ns[name] = stand_in
+        yield LocalStudent(ns)
 
 
 def grade_code(assignment: str, code: str, baseline: Baseline | None = None):
@@ -225,7 +251,7 @@ def grade_code(assignment: str, code: str, baseline: Baseline | None = None):
     defined by ``code`` (the reference plus a wrong, rewrite or alternative cell), in-process; with
     a ``baseline`` (``Baseline``), the tests that reach nothing ``code`` changed are not run."""
     ns = namespace_of(assignment, code)
-    student = RecordingStudent(ns)
+    student = RecordingStudent(ns, code, assignment)
     plugins = [baseline.plugin(ns, code)] if baseline is not None else []
     return run_hidden_tests(assignment, student, diagnose=True, plugins=plugins), student
 

@@ -1,30 +1,60 @@
-"""Error carried forward: a result that is right given the student's own earlier result keeps
-its credit, as physics courses grade by hand (``course_config.CARRY_FORWARD``, on by default).
+"""Error carried forward: a test that fails only because of a mistake the student already lost
+points for elsewhere keeps its credit, as physics courses grade by hand (``course_config.CARRY_FORWARD``,
+on by default; ``PDL_CARRY_FORWARD=0`` switches it off).
 
-When a hidden test of function B fails, B's recorded calls (inputs the grader made) are
-evaluated here, in the grader's process, by the reference's B with the student's own versions
-of the other graded functions in place of those that B calls. Those calls go to the student's
-process over the channel, like any other call: nothing of the reference enters it. If that
-reproduces every answer the student's B gave, within the test's tolerance, and some function it
-used answered differently from the reference on those inputs, the test keeps its points, with a
-note naming the functions the error follows from. A B that is wrong on its own does not match,
-and loses its points.
+The rule. A failing test of function B is credited from functions R1, R2, ... when
+
+1. each R lost points in a test of its own in this submission (a failing test whose failure is R's
+   own answer or exception, and that is not itself credited): a mistake is charged once, never zero
+   times;
+2. re-run on a **fresh copy** of the notebook (a new sandbox in which the notebook has just run, no
+   call of the direct tests before it), with R1, R2, ... answered by the reference, both where the
+   test calls them and where the student's own code does, the test passes; and it called them;
+3. re-run on another fresh copy with nothing replaced, it still fails (so the failure is not the
+   state the direct tests left behind).
+
+Whatever happens in those re-runs stays there: each fresh copy is a sandbox of its own, started
+after every direct test has finished and the direct tests' process has been stopped, and thrown
+away afterwards with its output, files and state. The reference's answers it received (hidden
+values) can reach no later call and no feedback: only "carried or not" and the names of R come
+back. A function that behaves differently once it has seen a failing call, or that recognises
+the re-run by its arguments, gains nothing: it is either not called (replaced) or called in a copy
+that has seen nothing, and a wrong B stays wrong when its inputs are right.
+
+Cost: at most ``MAX_EVALUATIONS`` re-runs and ``GRADE_BUDGET_S`` seconds per submission, each
+under the direct tests' limits; a test that calls none of the candidates, directly or through
+the student's own functions (read from the notebook's code), is not re-run.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import io
 import os
+import re
 import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
 
 import course_config
-from autograder.run.diagnose.catalogue import _FAILED, CALL_LIMIT_S, Call, _quiet, as_calls, catalogue
-from autograder.run.diagnose.compare import close, tolerance
-from autograder.run.protocol import ProtocolError, roundtrip
+from autograder.run import protocol
+from autograder.run.diagnose.catalogue import _quiet
+from autograder.run.protocol import roundtrip
+from autograder.run.testing import StudentError
 
 ENV = "PDL_CARRY_FORWARD"
-NOTE = "credited: it follows from your {names} (error carried forward)"
-TEST_BUDGET_S = 30.0   # re-evaluating one failing test
-GRADE_BUDGET_S = 90.0  # all of one submission
+NOTE = ("credited: it fails only because of your {names}, which lost points in its own tests "
+        "(error carried forward: with a correct {names} this test passes)")
+MAX_EVALUATIONS = 40     # fresh copies of the notebook per submission
+GRADE_BUDGET_S = 120.0   # seconds of re-runs per submission
+TEST_LIMIT_S = 45.0      # one re-run (a fresh copy's start and notebook included)
+MAX_DELEGATED = 50_000   # calls of replaced functions answered by the reference in one re-run
+NOTEBOOK_FACTOR = 3.0    # a fresh copy's notebook run may take this many times the first run's
+MIN_NOTEBOOK_S = 20.0    # (and at least this long)
 
 
 def enabled() -> bool:
@@ -34,66 +64,242 @@ def enabled() -> bool:
     return bool(getattr(course_config, "CARRY_FORWARD", True))
 
 
-class Hybrid:
-    """The reference's code with the student's own graded functions in place of the reference's
-    (each call of one goes to the student's process); built once per submission."""
+def note(names) -> str:
+    return NOTE.format(names=", ".join(names))
 
-    def __init__(self, assignment: str, student, graded: set[str]):
-        self.assignment, self.student, self.graded = assignment, student, set(graded)
-        self.ns: dict = {"__name__": f"pdl_carry_{assignment}"}
-        with _quiet(CALL_LIMIT_S * 3):
-            exec(catalogue(assignment)._module, self.ns)  # noqa: S102 - the course's reference
-        self.reference = dict(self.ns)
-        self.used: list[Call] = []
 
-    def _proxy(self, name: str):
+# -- what a test's calls showed: whose answer failed ------------------------------------------
+class Trace:
+    """The current test's calls of the student's functions: which were called, what each
+    answered (kept by identity), and which was called last; cleared before each test."""
+
+    def __init__(self):
+        self.called: list[str] = []
+        self.answers: list[tuple[str, object]] = []
+
+    def clear(self) -> None:
+        self.called.clear()
+        self.answers.clear()
+
+    def call(self, name: str) -> None:
+        self.called.append(name)
+
+    def answer(self, name: str, value) -> None:
+        self.answers.append((name, value))
+
+    def culprit(self, actual=None) -> str:
+        """The function whose answer ``actual`` is (or is part of), else the one called last."""
+        if actual is not None:
+            for name, value in reversed(self.answers):
+                if _holds(value, actual):
+                    return name
+        return self.called[-1] if self.called else ""
+
+
+def _holds(value, actual, depth: int = 0) -> bool:
+    if value is actual or (isinstance(actual, np.ndarray) and actual.base is not None and actual.base is value):
+        return True
+    if depth >= 4:
+        return False
+    if isinstance(value, dict):
+        return any(_holds(v, actual, depth + 1) for v in list(value.values())[:1000])
+    if isinstance(value, (list, tuple)):
+        return any(_holds(v, actual, depth + 1) for v in value[:1000])
+    return False
+
+
+def culprit_of(exc: BaseException | None, trace: Trace | None, failed_actual, graded) -> str:
+    """The graded function a failed test is charged to: the one whose call raised (where its own
+    code raised, when that is a graded function), else the one whose answer failed the comparison,
+    else the one called last."""
+    if isinstance(exc, StudentError) and exc.function:
+        origin = getattr(exc, "origin", "")
+        return origin if origin in graded else exc.function
+    found = trace.culprit(failed_actual) if trace is not None else ""
+    return found if found in graded else ""
+
+
+# -- the re-runs ---------------------------------------------------------------------------------
+class Delegate:
+    """The reference's answers for the replaced functions of one re-run (computed here, in the
+    grader); notes which of them were called."""
+
+    def __init__(self, reference, names):
+        self.reference, self.names = reference, frozenset(names)
+        self.used: set[str] = set()
+        self.calls = 0
+
+    def answer(self, name: str, args: list, kwargs: dict):
+        if name not in self.names:
+            raise KeyError(name)
+        self.calls += 1
+        if self.calls > MAX_DELEGATED:
+            raise RuntimeError("too many calls of replaced functions")
+        self.used.add(name)
+        with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            return roundtrip(getattr(self.reference, name)(*args, **kwargs))
+
+    def on_event(self, msg: dict) -> dict:
+        """Answer a ``{"event": "delegate"}`` message of the student's process."""
+        try:
+            name, args, kwargs = msg.get("name"), protocol.decode(msg.get("args")), protocol.decode(msg.get("kwargs"))
+            if not isinstance(name, str) or not isinstance(args, list) or not isinstance(kwargs, dict):
+                return {"status": "error"}
+            return {"status": "ok", "value": protocol.encode(self.answer(name, args, kwargs))}
+        except TimeoutError:  # the re-run's own limit: it ends here
+            raise
+        except Exception:  # noqa: BLE001 - the reference on inputs the student's code chose
+            return {"status": "error"}
+
+
+class Replaced:
+    """The student proxy a re-run hands the test: replaced functions answer from the reference,
+    the others from the fresh copy of the notebook."""
+
+    def __init__(self, fresh, delegate: Delegate, deadline: float):
+        self._fresh, self._delegate, self._deadline = fresh, delegate, deadline
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if time.monotonic() > self._deadline:
+            raise TimeoutError("the re-run's time is spent")
+        if name not in self._delegate.names:
+            return getattr(self._fresh, name)
+
         def call(*args, **kwargs):
-            value = getattr(self.student, name)(*args, **kwargs)
-            self.used.append(Call(name, args, kwargs, value))
-            return value
+            try:
+                return self._delegate.answer(name, roundtrip(list(args)), roundtrip(dict(kwargs)))
+            except TimeoutError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                raise StudentError("error", f"{name} raised {type(exc).__name__}", name) from None
         return call
 
-    def answer(self, c: Call, limit: float):
-        """The reference's ``c.name`` on the recorded inputs, the student's other functions in."""
-        for name in self.graded:
-            self.ns[name] = self.reference[name] if name == c.name else self._proxy(name)
-        fn = self.ns.get(c.name)
-        if not callable(fn):
-            return _FAILED
-        try:
-            with _quiet(limit):
-                return roundtrip(fn(*roundtrip(list(c.args)), **roundtrip(dict(c.kwargs))))
-        except (Exception, TimeoutError):  # noqa: BLE001 - the student's functions under the reference
-            return _FAILED
-        finally:
-            self.ns.update(self.reference)
+
+@dataclass
+class Outcome:
+    passed: bool
+    used: frozenset = frozenset()  # the replaced functions the re-run called
 
 
-def carried_from(hybrid: Hybrid, log, tolerances=(), budget_s: float = TEST_BUDGET_S, _depth: int = 0) -> list[str]:
-    """The graded functions whose (wrong) answers explain every answer of the failing test's
-    calls in ``log``; [] when the test's failure is not explained by them. A function whose own
-    error follows from another's is replaced by that one (the mistake is named once, where it is)."""
-    calls = [c for c in as_calls(log) if c.name in hybrid.graded]
-    if not calls:
-        return []
-    rtol, atol = tolerance(tolerances)
+@dataclass
+class Failure:
+    """A failing hidden test, as the carry phase sees it."""
+    test: str
+    owner: str            # the graded function it counts for (what the release advertises)
+    culprit: str          # the graded function whose answer or exception failed it
+    points: float
+    run: Callable         # the test's body, called with a student proxy
+    reaches: frozenset | None = None  # graded functions it can call (None: any)
+    hopeless: bool = False  # its own function is missing or not implemented: nothing to re-run
+    extra: dict = field(default_factory=dict)
+
+
+def rerun(failure: Failure, fresh_copy, reference, substitute: frozenset, limit_s: float) -> Outcome:
+    """``failure``'s test on a fresh copy of the notebook with ``substitute`` answered by the
+    reference. ``fresh_copy(substitute, delegate, limit_s)``: a context manager giving the copy."""
+    delegate = Delegate(reference, substitute)
+    deadline = time.monotonic() + limit_s
+    passed = False
+    try:
+        with _quiet(limit_s), fresh_copy(substitute, delegate, limit_s) as fresh:
+            failure.run(Replaced(fresh, delegate, deadline))
+        passed = True
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - any failure of the re-run: not carried
+        passed = False
+    return Outcome(passed, frozenset(delegate.used))
+
+
+def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Outcome], *,
+           max_evaluations: int = MAX_EVALUATIONS, budget_s: float = GRADE_BUDGET_S) -> dict[str, list[str]]:
+    """Test -> the functions it is credited from, by the rule of the module docstring.
+    ``evaluate(failure, substitute)`` re-runs a test on a fresh copy (``rerun``)."""
     deadline = time.monotonic() + budget_s
-    hybrid.used = []
-    for c in calls:
-        if time.monotonic() > deadline:
-            return []
+    outcomes: dict[tuple[str, frozenset], Outcome] = {}
+    carried: dict[str, list[str]] = {}
+
+    def charged() -> set[str]:
+        return {f.culprit for f in failures if f.test not in carried and f.culprit}
+
+    def attempt(f: Failure, substitute: frozenset) -> Outcome | None:
+        key = (f.test, substitute)
+        if key not in outcomes:
+            if len(outcomes) >= max_evaluations or time.monotonic() > deadline:
+                return None
+            outcomes[key] = evaluate(f, substitute)
+        return outcomes[key]
+
+    # functions that call few others first: an upstream function's own failures are settled (carried
+    # from further up, or charged) before the tests of the functions that call it are tried
+    order = sorted(failures, key=lambda f: (len(f.reaches) if f.reaches is not None else 1 << 20, -f.points, f.test))
+    for _ in range(4):
+        changed = False
+        for f in order:
+            if f.test in carried or f.hopeless:
+                continue
+            substitute = frozenset(charged() - {f.owner})
+            if not substitute or (f.reaches is not None and not substitute & f.reaches):
+                continue
+            out = attempt(f, substitute)
+            if out is None or not out.passed or not out.used & substitute:
+                continue
+            same = attempt(f, frozenset())  # fails on a fresh copy with nothing replaced
+            if same is None or same.passed:
+                continue
+            carried[f.test] = sorted(out.used & substitute)
+            changed = True
+        while True:  # a credit stands only while each function it names still lost points of its own
+            left = charged()
+            drop = [t for t, names in carried.items() if not set(names) <= left]
+            if not drop:
+                break
+            for t in drop:
+                del carried[t]
+            changed = True
+        if not changed:
+            break
+    return carried
+
+
+# -- what the student's own code can reach --------------------------------------------------------
+_MAGIC = re.compile(r"^\s*[%!].*$", re.M)
+
+
+def student_reach(sources, start, graded) -> frozenset | None:
+    """The graded functions that the student's functions ``start`` (and the test itself) can
+    call, read from the notebook's code: each top-level ``def``'s names, through the student's
+    own functions. None where a function is not a plain ``def`` of the cells or looks names up
+    at run time (it may call anything)."""
+    uses: dict[str, set[str]] = {}
+    defined: set[str] = set()
+    for text in sources:
         try:
-            expected = hybrid.answer(c, max(1.0, deadline - time.monotonic()))
-        except ProtocolError:
-            return []
-        if expected is _FAILED or not close(c.value, expected, rtol, atol):
-            return []
-    used, reference, roots = list(hybrid.used), catalogue(hybrid.assignment).reference, set()
-    for name in dict.fromkeys(u.name for u in used):  # the student's functions that answered wrongly
-        theirs = [u for u in used if u.name == name]
-        if all(ref is _FAILED or close(u.value, ref, rtol, atol) for u in theirs for ref in [reference.call(u)]):
+            tree = ast.parse(_MAGIC.sub("", str(text)))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        deeper = [] if _depth >= 3 else carried_from(hybrid, theirs[:3], tolerances,
-                                                      max(0.0, deadline - time.monotonic()), _depth + 1)
-        roots |= set(deeper) or {name}
-    return sorted(roots)
+        for node in tree.body:
+            names = {t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)}
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                uses[node.name] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                defined.add(node.name)
+            elif names:
+                for name in names:  # redefined by an assignment: anything
+                    uses.pop(name, None)
+                    defined.add(name)
+    seen, todo = set(), list(start)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in graded and name not in uses:
+            return None
+        found = uses.get(name, set())
+        if found & {"globals", "eval", "exec", "getattr", "vars", "locals", "__import__"}:
+            return None
+        todo += [n for n in found if n in uses or n in graded]
+    return frozenset(seen & set(graded))

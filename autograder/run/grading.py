@@ -9,10 +9,10 @@ never leave this process.
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
 import hashlib
 import importlib
-import inspect
 import json
 import re
 import threading
@@ -46,11 +46,13 @@ from autograder.run.sandbox import (
     Worker,
     WorkerDied,
     WorkerTimeout,
+    held_template,
     resolve_isolation,
     start_templates,
     template_lease,
 )
-from autograder.run.testing import StudentError, points_of
+from autograder.run.owners import owners_of
+from autograder.run.testing import StudentError, observing, points_of
 
 SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
 MAX_RESTARTS = 3  # runs of the notebook after the first, whatever the cause: hangs, crashes, forged answers
@@ -71,6 +73,9 @@ class TestResult:
     detail: str = ""
     diagnosis: str = ""  # failing tests: the mistake the answers match (autograder/run/diagnose.py)
     carried_forward: str = ""  # failing tests credited: the note naming what the error follows from
+    function: str = ""  # the graded function the test counts for (its points are advertised under it)
+    charged_to: str = ""  # a failing test not credited: the function whose answer or exception failed it
+    carried_from: list = field(default_factory=list)  # a credited test: the functions it follows from
 
 
 @dataclass
@@ -86,6 +91,7 @@ class GradeReport:
     checks: list = field(default_factory=list)  # public checks [description, passed, message], when asked for
     public_notes: list = field(default_factory=list)  # the notes known before any hidden test ran
     score_without_carry_forward: float = 0.0  # the score had no error been carried forward
+    functions: list = field(default_factory=list)  # per graded function: points advertised, points lost
     isolation: str = ""
     seconds: float = 0.0
     grader_mb: float = 0.0     # peak memory of the grader's side (the bounded child), for benchmarks
@@ -154,6 +160,11 @@ class SandboxStudent:
         self.cell_errors: list[dict] = []
         self.isolation = ""
         self.call_log: list = []  # (name, args, kwargs, value) of answered calls, for the diagnosis
+        self._trace = carry.Trace()  # this test's calls, for charging a failure to the function that failed
+        self.notebook_s = 0.0  # how long the notebook's cells took to run
+        self._substitute: frozenset = frozenset()  # a fresh copy's functions answered by the grader
+        self._delegate = None  # and who answers them (``carry.Delegate.on_event``)
+        self._max_restarts = MAX_RESTARTS
         # what the student's functions returned in this test, by id (kept alive, so no id is reused)
         self._returned: dict[int, object] = {}
         self.large_answers = False  # set when an answer was large: the collector then frees it at once
@@ -170,7 +181,7 @@ class SandboxStudent:
         while True:
             if self._closed:
                 raise StudentError("crashed", "grading of this notebook was stopped")
-            if self._restarts > MAX_RESTARTS:
+            if self._restarts > self._max_restarts:
                 self._fatal = "the notebook crashed too often; no more attempts"
                 self.errors.append(self._fatal)
                 raise StudentError("crashed", self._fatal)
@@ -204,8 +215,21 @@ class SandboxStudent:
                 self.errors.append(f"cell {cell} {what}; it is skipped and the rest is graded")
                 continue
             self.cell_errors = errors
+            if self._substitute:
+                self._replace(worker)
             self._worker = worker
             return worker
+
+    def _replace(self, worker: Worker) -> None:
+        """In a fresh copy made to carry an error forward: the functions the grader answers."""
+        try:
+            answer = worker.request({"op": "substitute", "names": sorted(self._substitute)}, self._call_timeout)
+        except (WorkerTimeout, WorkerDied, protocol.ProtocolError) as exc:
+            answer = {"status": str(exc)}
+        if answer.get("status") != "ok":
+            worker.close()
+            self._fatal = "the notebook's copy did not start"
+            raise StudentError("crashed", self._fatal)
 
     def _runnable(self) -> list[tuple[int, str]]:
         return [(i, s) for i, s, _ in self._cells if i not in self._bad_cells]
@@ -216,7 +240,10 @@ class SandboxStudent:
         current = {"cell": None}
         try:
             worker.wait_ready(60)
-            return worker.run_cells(cells, self._timeout, on_cell=lambda i: current.update(cell=i)), None, None
+            start = time.monotonic()
+            errors = worker.run_cells(cells, self._timeout, on_cell=lambda i: current.update(cell=i))
+            self.notebook_s = time.monotonic() - start
+            return errors, None, None
         except BaseException as exc:  # noqa: BLE001 - sorted out by the caller
             return None, exc, current["cell"]
 
@@ -256,14 +283,15 @@ class SandboxStudent:
             # inputs that carry a value the student returned are never replayed through the
             # reference by the diagnosis: reference code only ever sees inputs the grader made
             supplied = any(i in self._returned for a in (*args, *kwargs.values()) for i in _identities(a))
+            self._trace.call(name)
             if name in self._dead:  # one hang or crash per function costs a restart, not one per test
                 kind, message = self._dead[name]
-                raise StudentError(kind, f"{message} in an earlier test, so it was not called again")
+                raise StudentError(kind, f"{message} in an earlier test, so it was not called again", name)
             worker = self._start()
             msg = {"op": "call", "name": name, "args": protocol.encode(list(args)),
                    "kwargs": protocol.encode(kwargs)}
             try:
-                answer = worker.request(msg, self._call_timeout)
+                answer = worker.request(msg, self._call_timeout, self._delegate)
             except SandboxUnavailable as exc:
                 self._drop_worker()
                 self._refuse(exc)
@@ -271,12 +299,12 @@ class SandboxStudent:
                 self._drop_worker()
                 self._restarts += 1
                 self._dead[name] = ("timeout", f"{name} did not finish within {self._call_timeout:.0f} s")
-                raise StudentError(*self._dead[name]) from None
+                raise StudentError(*self._dead[name], name) from None
             except (WorkerDied, protocol.ProtocolError) as exc:
                 self._drop_worker()
                 self._restarts += 1
                 self._dead[name] = ("crashed", f"the notebook's process {exc} while running {name}")
-                raise StudentError(*self._dead[name]) from None
+                raise StudentError(*self._dead[name], name) from None
             status = answer.get("status")
             if status == "large":  # announced by its skeleton: taken only if it fits the contract
                 try:
@@ -288,25 +316,29 @@ class SandboxStudent:
                 answer = worker.request({"op": "pending", "take": not wrong}, self._call_timeout)
                 if wrong:
                     raise StudentError("invalid", f"{name} returned {wrong} (see the docstring for what it "
-                                                  "returns)")
+                                                  "returns)", name)
                 status = answer.get("status")
             if status == "ok":
                 try:
                     value = protocol.decode(answer.get("value"))
                 except (protocol.ProtocolError, ValueError, TypeError) as exc:
-                    raise StudentError("invalid", f"{name} returned unreadable data: {exc}") from None
+                    raise StudentError("invalid", f"{name} returned unreadable data: {exc}", name) from None
                 if _payload_bytes(value) > protocol.LARGE:  # one threshold with the worker's skeletons
                     self.large_answers = True
                     wrong = "" if supplied else self._contract_problem(name, args, kwargs, value)
                     if wrong:
                         answer = value = None  # a traceback keeps this frame: let the answer go now
                         raise StudentError("invalid", f"{name} returned {wrong} (see the docstring for what "
-                                                      "it returns)")
+                                                      "it returns)", name)
                 self._returned.update(_identities(value))
+                self._trace.answer(name, value)
                 if not supplied:
                     self.call_log.append((name, args, kwargs, value))
                 return value
-            raise StudentError(protocol.short(str(status), 40), protocol.short(answer.get("message", status)))
+            error = StudentError(protocol.short(str(status), 40), protocol.short(answer.get("message", status)), name)
+            origin = answer.get("origin")
+            error.origin = origin if isinstance(origin, str) and origin.isidentifier() and len(origin) < 100 else ""
+            raise error
 
         return call
 
@@ -323,6 +355,28 @@ class SandboxStudent:
             return next((why for _, a, why in _leaves(value, expected) if a is None), "")
         except (ValueError, TypeError):  # no verdict on a structure we cannot read: the test decides
             return ""
+
+    def sources(self) -> list[str]:
+        """The code of the cells the grader runs (to read which functions call which)."""
+        return [text for _, text, _ in self._cells]
+
+    @contextlib.contextmanager
+    def _fresh(self, substitute: frozenset, delegate, limit_s: float):
+        """A fresh copy of this notebook, for a re-run that carries an error forward: a new sandbox in
+        which the notebook's cells (those that ran here) have just run, ``substitute`` answered by
+        ``delegate``; under this one's limits, its notebook run under ``limit_s`` and a few times
+        this one's; no restart; closed, with all it made, when the block ends."""
+        notebook_s = max(carry.MIN_NOTEBOOK_S, carry.NOTEBOOK_FACTOR * self.notebook_s)
+        fresh = SandboxStudent(self._files, self._cells, timeout=max(1.0, min(self._timeout, limit_s, notebook_s)),
+                               call_timeout=max(1.0, min(self._call_timeout, limit_s)), memory_mb=self._memory_mb,
+                               isolation=self._isolation, assignment=self._assignment)
+        fresh._bad_cells = set(self._bad_cells)
+        fresh._max_restarts = 0
+        fresh._substitute, fresh._delegate = frozenset(substitute), delegate.on_event
+        try:
+            yield fresh
+        finally:
+            fresh.close()
 
     def public_checks(self, cells: list[str] = ()) -> list:
         """[(description, passed, message)] of the notebook's public checks (``cells``: the
@@ -429,12 +483,15 @@ class _Collector:
         # (looked up in the instance: a proxy's attributes are the student's functions)
         self.diagnose = diagnose and isinstance(getattr(student, "__dict__", {}).get("call_log"), list)
         self._tolerances: list = []
+        self._failed_actual = None  # the answer whose comparison failed in this test
         self._found: list = []  # known mistakes matched so far in this submission
         self._spent = 0.0       # seconds of diagnosis so far in this submission
-        # error carried forward (autograder/run/carry.py): needs the recorded answers too
-        self.carry = carry and isinstance(getattr(student, "__dict__", {}).get("call_log"), list)
-        self._hybrid = None
-        self._carry_spent = 0.0  # seconds of carrying forward so far in this submission
+        self._trace = getattr(student, "_trace", None)  # this test's calls (a proxy's own attribute)
+        # error carried forward (autograder/run/carry.py): re-runs on fresh copies of the notebook
+        self.carry = carry and callable(getattr(student, "_fresh", None))
+        self._failures: list[carry.Failure] = []
+        self._graded: frozenset[str] = frozenset()
+        self._owners: dict[str, tuple[str, float]] = {}
 
     def pytest_configure(self, config):
         config.pdl_student = self.student
@@ -447,9 +504,22 @@ class _Collector:
             self.collect_errors.append(str(report.longrepr)[-2000:])
 
     def pytest_collection_finish(self, session):
+        try:
+            self._graded = frozenset(graded_functions(load_release(self.assignment))) if self.assignment else frozenset()
+            self._owners = owners_of(self.assignment, self._graded)
+        except (OSError, ValueError, SyntaxError):  # no release or tests to read: nothing is attributed
+            self._graded, self._owners = frozenset(), {}
         if self.stream:
             self.stream({"collected": [[item.name, points_of(item.function), _describe(item)]
                                        for item in session.items]})
+
+    def _observe(self, actual, rtol, atol, held):
+        try:
+            self._tolerances.append((float(rtol), float(atol)))
+        except (TypeError, ValueError):
+            pass
+        if not held:
+            self._failed_actual = actual
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
@@ -460,31 +530,13 @@ class _Collector:
         returned = getattr(self.student, "__dict__", {}).get("_returned")
         if isinstance(returned, dict):
             returned.clear()  # nor what the student returned in it
-        if not (self.diagnose or self.carry):
-            yield
-            self._free_large_answers()
-            return
-        self._tolerances = []
-        module = getattr(item, "module", None)
-        original = getattr(module, "assert_close", None)
-        if callable(original):
-
-            signature = inspect.signature(original)
-
-            def recording(*args, **kwargs):
-                try:
-                    bound = signature.bind(*args, **kwargs)
-                    bound.apply_defaults()
-                    self._tolerances.append((float(bound.arguments["rtol"]), float(bound.arguments["atol"])))
-                except (TypeError, KeyError, ValueError):
-                    pass
-                return original(*args, **kwargs)
-            module.assert_close = recording
+        if self._trace is not None:
+            self._trace.clear()
+        self._tolerances, self._failed_actual = [], None
         try:
-            yield
+            with observing(self._observe):
+                yield
         finally:
-            if callable(original):
-                module.assert_close = original
             self._free_large_answers()
 
     def _free_large_answers(self):
@@ -493,29 +545,6 @@ class _Collector:
         if getattr(self.student, "__dict__", {}).get("large_answers"):
             self.student.large_answers = False
             gc.collect()
-
-    def _carried(self, excinfo) -> str:
-        """The carry-forward note of a failed test that the student's own other functions
-        explain, or "" (the test then scores 0)."""
-        if not self.carry or excinfo is None or isinstance(excinfo.value, StudentError):
-            return ""
-        log = list(self.student.call_log)  # before the diagnosis clears it, and before our calls add to it
-        left = carry.GRADE_BUDGET_S - self._carry_spent
-        if left <= 0:
-            return ""
-        start = time.monotonic()
-        try:
-            if self._hybrid is None:
-                graded = graded_functions(load_release(self.assignment))
-                self._hybrid = carry.Hybrid(self.assignment, self.student, graded)
-            names = carry.carried_from(self._hybrid, log, self._tolerances,
-                                       budget_s=min(carry.TEST_BUDGET_S, left))
-        except Exception:  # noqa: BLE001 - a credit we cannot establish is not given
-            names = []
-        finally:
-            self._carry_spent += time.monotonic() - start
-            del self.student.call_log[len(log):]
-        return carry.NOTE.format(names=", ".join(names)) if names else ""
 
     def _diagnosis(self, excinfo) -> tuple[str, str]:
         """(diagnosis, note for the TA) of a failed test; only for wrong answers, not for a
@@ -543,16 +572,60 @@ class _Collector:
         if rep.when == "call" or (rep.when == "setup" and not rep.passed):
             pts = points_of(item.function)
             desc = _describe(item)
+            owner = self._owners.get(item.name, ("", pts))[0]
             if rep.passed:
-                self.results.append(TestResult(item.name, pts, pts, True, desc))
+                self.results.append(TestResult(item.name, pts, pts, True, desc, function=owner))
             else:
+                exc = call.excinfo.value if call.excinfo else None
                 msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
-                credit = self._carried(call.excinfo) if rep.when == "call" else ""
+                culprit = carry.culprit_of(exc, self._trace, self._failed_actual, self._graded) or owner
                 diagnosis, note = self._diagnosis(call.excinfo) if rep.when == "call" else ("", "")
-                self.results.append(TestResult(item.name, pts if credit else 0.0, pts, False, f"{desc}: {msg}",
-                                               detail + note, diagnosis, credit))
+                self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail + note,
+                                               diagnosis, function=owner, charged_to=culprit))
+                if self.carry and rep.when == "call" and owner:
+                    self._failures.append(self._failure(item, exc, owner, culprit, pts))
             if self.stream:
                 self.stream({"test": asdict(self.results[-1])})
+
+    def _failure(self, item, exc, owner: str, culprit: str, pts: float) -> carry.Failure:
+        kind = exc.kind if isinstance(exc, StudentError) else ""
+        called = set(self._trace.called) if self._trace is not None else set()
+        sources = type(self.student).sources(self.student) if hasattr(type(self.student), "sources") else []
+        return carry.Failure(
+            test=item.name, owner=owner, culprit=culprit, points=pts, run=item.obj,
+            reaches=carry.student_reach(sources, called | {owner}, self._graded) if sources else None,
+            hopeless=kind in ("missing", "invalid_notebook", "refused") or (kind == "not_implemented" and culprit == owner))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtestloop(self, session):
+        outcome = yield
+        if outcome.excinfo is None and self.carry and self._failures:
+            self._carry_forward()
+
+    def _carry_forward(self) -> None:
+        """After every direct test: credit the failures that follow from a mistake charged
+        elsewhere (``autograder.run.carry``), each decided on fresh copies of the notebook."""
+        if isinstance(self.student, SandboxStudent):
+            self.student.close()  # the direct tests' process ends before any copy starts
+        reference = importlib.import_module(f"solutions.{self.assignment}")
+        with contextlib.ExitStack() as warm_copies:
+            started = []
+
+            def evaluate(failure, substitute):
+                if not started and isinstance(self.student, SandboxStudent):  # copies forked warm
+                    started.append(warm_copies.enter_context(held_template(self.assignment, self.student._isolation)))
+                return carry.rerun(failure, self.student._fresh, reference, substitute, carry.TEST_LIMIT_S)
+            try:
+                credited = carry.decide(self._failures, evaluate)
+            except Exception:  # noqa: BLE001 - a credit that cannot be established is not given
+                credited = {}
+        for result in self.results:
+            names = credited.get(result.name)
+            if names and not result.passed:
+                result.points, result.carried_forward, result.carried_from = result.max_points, carry.note(names), names
+                result.charged_to = ""
+                if self.stream:
+                    self.stream({"test": asdict(result)})
 
 
 def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plugins=(),
@@ -598,7 +671,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     memory cap and a wall-clock cap: whatever the answers make the reference or the diagnosis
     do, this process and the rest of a cohort are safe; tests not finished by then score 0."""
     start = time.monotonic()
-    seconds = 2 * timeout + 40 * call_timeout + diagnose.GRADE_BUDGET_S + 120
+    seconds = 2 * timeout + 40 * call_timeout + diagnose.GRADE_BUDGET_S + carry.GRADE_BUDGET_S + 120
     options = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb, isolation=isolation,
                    public_checks=public_checks)
     warm(assignment, isolation)
@@ -717,8 +790,25 @@ def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, 
     report.score = sum(t.points for t in report.tests)
     report.score_without_carry_forward = sum(t.points for t in report.tests if not t.carried_forward)
     report.max_score = sum(t.max_points for t in report.tests)
+    report.functions = function_subtotals(report.tests)
     report.seconds = round(time.monotonic() - start, 2)
     return report
+
+
+def function_subtotals(tests) -> list[dict]:
+    """Per graded function: the points the release advertises for it (its tests' points) and the
+    points lost in this grade that are charged to it (a failing test counts against the function
+    whose answer or exception failed it, which is not always the one it counts for)."""
+    table: dict[str, dict] = {}
+    for t in tests:
+        if t.function:
+            table.setdefault(t.function, {"function": t.function, "max_points": 0.0, "lost": 0.0})["max_points"] += t.max_points
+    for t in tests:
+        lost = t.max_points - t.points
+        who = t.charged_to or t.function
+        if lost > 0 and who:
+            table.setdefault(who, {"function": who, "max_points": 0.0, "lost": 0.0})["lost"] += lost
+    return list(table.values())
 
 
 def year_note(nb: dict, release: dict) -> str | None:

@@ -640,6 +640,28 @@ def template_lease(assignment: str, isolation: str | None = None):
                 _FREE[assignment].append(template)
 
 
+@contextlib.contextmanager
+def held_template(assignment: str, isolation: str | None = None):
+    """A template of ``assignment`` held by this thread for a while (the fresh copies that carry an
+    error forward are forked from it), unless one is held already or templates do not apply; one
+    that cannot be made is done without (the copies then start cold)."""
+    ident = threading.get_ident()
+    if not warm_enabled() or ident in _HELD or resolve_isolation(isolation, lazy=True) != "namespace":
+        yield
+        return
+    try:
+        template = Template(assignment)
+    except (SandboxUnavailable, OSError):
+        yield
+        return
+    _HELD[ident] = template
+    try:
+        yield
+    finally:
+        del _HELD[ident]
+        template.close()
+
+
 def template_for(files) -> Template | None:
     """The running template this thread holds, if it forks the notebook among ``files``."""
     template = _HELD.get(threading.get_ident())
@@ -828,7 +850,10 @@ class Worker:
                     for e in (errors if isinstance(errors, list) else [])[:protocol.MAX_NOTES]
                     if isinstance(e, dict) and e.get("cell") in known]
 
-    def request(self, msg: dict, timeout: float) -> dict:
+    def request(self, msg: dict, timeout: float, delegate=None) -> dict:
+        """Send ``msg`` and wait up to ``timeout`` seconds for its answer. ``delegate``: answers the
+        student's calls of a function the grader stands in for (``{"event": "delegate"}``, when
+        carrying an error forward), with the time it takes added to the limit."""
         deadline = time.monotonic() + timeout
         rid = self._next_id()
         self.send(dict(msg, id=rid))
@@ -836,6 +861,11 @@ class Worker:
             answer = self.receive(deadline, rid)
             if "status" in answer:
                 return answer
+            if delegate is not None and answer.get("event") == "delegate":
+                start = time.monotonic()
+                reply = delegate(answer)
+                deadline += time.monotonic() - start
+                self.send(dict(reply, op="answer", id=rid))
 
     def _next_id(self) -> str:
         self._requests += 1

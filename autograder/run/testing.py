@@ -9,6 +9,7 @@ conversion, so all routes give the same verdicts.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import zlib
 
@@ -34,11 +35,14 @@ def points_of(func) -> float:
 
 
 class StudentError(Exception):
-    """The student's function could not give an answer; ``kind`` says why."""
+    """The student's function could not give an answer; ``kind`` says why, ``function`` which
+    graded function was called ("" where none was)."""
 
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str, function: str = "", origin: str = ""):
         super().__init__(message)
         self.kind = kind
+        self.function = function
+        self.origin = origin  # the graded function in whose code it was raised, where known
 
 
 def course_seed() -> tuple[int, int]:
@@ -51,17 +55,43 @@ def rng_for(name: str) -> np.random.Generator:
     return np.random.default_rng([seed, year, zlib.crc32(name.encode())])
 
 
+# The grader's observers of comparisons (``autograder.run.grading``: the tolerances a test used,
+# and which answer failed); none under otter, nbgrader or a bare pytest.
+_OBSERVERS: list = []
+
+
+@contextlib.contextmanager
+def observing(callback):
+    """Call ``callback(actual, rtol, atol, held)`` after each ``assert_close`` inside the block."""
+    _OBSERVERS.append(callback)
+    try:
+        yield
+    finally:
+        _OBSERVERS.remove(callback)
+
+
 def assert_close(actual, expected, rtol: float = 1e-7, atol: float = 1e-10, name: str = "result"):
     """Assert a student's answer equals the reference within tolerance.
 
     The message names the quantity, the shapes and the size of the error, never the
     reference's values.
     """
+    try:
+        _assert_close(actual, expected, rtol, atol, name)
+    except AssertionError:
+        for observe in list(_OBSERVERS):
+            observe(actual, rtol, atol, False)
+        raise
+    for observe in list(_OBSERVERS):
+        observe(actual, rtol, atol, True)
+
+
+def _assert_close(actual, expected, rtol: float, atol: float, name: str):
     if isinstance(expected, (tuple, list)) and not np.isscalar(expected):
         if not isinstance(actual, (tuple, list, np.ndarray)) or len(actual) != len(expected):
             raise AssertionError(f"{name}: expected a sequence of {len(expected)} values")
         for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_close(a, e, rtol, atol, f"{name}[{i}]")
+            _assert_close(a, e, rtol, atol, f"{name}[{i}]")
         return
     e = np.asarray(expected)
     # The reference's answer is the contract: shape and kind are checked before anything is
@@ -106,22 +136,36 @@ class LocalStudent:
             raise AttributeError(name)
         fn = self._ns.get(name)
         if not callable(fn):
-            raise StudentError("missing", f"no function named {name!r} is defined in the notebook")
+            raise StudentError("missing", f"no function named {name!r} is defined in the notebook", name)
 
         def call(*args, **kwargs):
             args, kwargs = roundtrip(args), roundtrip(kwargs)
             try:
                 value = fn(*args, **kwargs)
-            except NotImplementedError:
-                raise StudentError("not_implemented", f"{name} is not implemented yet") from None
+            except NotImplementedError as exc:
+                error = StudentError("not_implemented", f"{name} is not implemented yet", name)
+                error.origin = self._origin(exc)
+                raise error from None
             except Exception as exc:  # noqa: BLE001
-                raise StudentError("error", f"{name} raised {type(exc).__name__}: {exc}") from None
+                error = StudentError("error", f"{name} raised {type(exc).__name__}: {exc}", name)
+                error.origin = self._origin(exc)
+                raise error from None
             try:
                 return roundtrip(value)
             except ProtocolError as exc:
-                raise StudentError("invalid", f"{name} returned something that is not numbers: {exc}") from None
+                raise StudentError("invalid", f"{name} returned something that is not numbers: {exc}", name) from None
 
         return call
+
+    def _origin(self, exc: BaseException) -> str:
+        """The function of the namespace in whose code ``exc`` was raised (the deepest), or ""."""
+        scope = getattr(self._ns, "module_globals", self._ns)
+        tb, found = exc.__traceback__, ""
+        while tb is not None:
+            if tb.tb_frame.f_globals is scope:
+                found = tb.tb_frame.f_code.co_name
+            tb = tb.tb_next
+        return found
 
 
 def reference_student(assignment: str) -> LocalStudent:

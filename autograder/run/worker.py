@@ -121,7 +121,8 @@ def main(limits_json: str = "{}") -> None:
     send({"event": "ready"})
 
     pending = None
-    for line in sys.stdin:
+    requests = sys.stdin  # the student's code may rebind sys.stdin: the grader's channel is this one
+    for line in requests:
         try:
             req = protocol.loads(line)
             op = req["op"]
@@ -159,10 +160,29 @@ def main(limits_json: str = "{}") -> None:
             pending = None
         elif op == "checks":
             send(_checks(ns, shell, req.get("cells") or []))
+        elif op == "substitute":  # error carried forward: these functions answered by the grader
+            for name in req.get("names") or []:
+                if isinstance(name, str) and name.isidentifier():
+                    ns[name] = _delegate(name, send, requests.readline)
+            send({"status": "ok"})
         elif op == "output":
             send({"status": "ok", "value": captured.text()})
         else:
             send({"status": "protocol", "message": f"unknown op {op!r}"})
+
+
+def _delegate(name: str, send, readline):
+    """A stand-in for the student's ``name`` whose answers come from the grader (the reference's,
+    in a fresh copy of the notebook made to carry an error forward, discarded afterwards)."""
+    def delegated(*args, **kwargs):
+        send({"event": "delegate", "name": name, "args": protocol.encode(list(args)),
+              "kwargs": protocol.encode(kwargs)})
+        reply = protocol.loads(readline())
+        if isinstance(reply, dict) and reply.get("status") == "ok":
+            return protocol.decode(reply.get("value"))
+        raise RuntimeError(f"{name} gave no answer here")
+    delegated.__name__ = delegated.__qualname__ = name
+    return delegated
 
 
 def _call(ns, req, protocol):
@@ -174,10 +194,14 @@ def _call(ns, req, protocol):
         args = protocol.decode(req.get("args", []))
         kwargs = protocol.decode(req.get("kwargs", {"__dict__": []}))
         value = fn(*args, **kwargs)
-    except NotImplementedError:
-        return {"status": "not_implemented", "message": f"{name} is not implemented yet"}
+    except NotImplementedError as exc:
+        origin = _origin(exc)
+        if origin and origin != name:
+            return {"status": "not_implemented", "origin": origin,
+                    "message": f"{name} could not run: {origin} is not implemented yet"}
+        return {"status": "not_implemented", "origin": name, "message": f"{name} is not implemented yet"}
     except BaseException as exc:  # noqa: BLE001
-        return {"status": "error", "message": f"{name} raised {_short(exc)}{_where(exc)}"}
+        return {"status": "error", "origin": _origin(exc), "message": f"{name} raised {_short(exc)}{_where(exc)}"}
     try:
         return {"status": "ok", "value": protocol.encode(value)}
     except BaseException as exc:  # noqa: BLE001
@@ -198,6 +222,14 @@ def _run_cell(shell, index: int, source: str):
         first = next((ln.strip() for ln in source.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
         for name in set(linecache.cache) - before:
             CELLS[name] = (index, first[:60])
+
+
+def _origin(exc: BaseException) -> str:
+    """The function of the student's cells where ``exc`` was raised (the deepest such frame), or ""."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename in CELLS:
+            return frame.name if frame.name.isidentifier() else ""
+    return ""
 
 
 def _where(exc: BaseException) -> str:
