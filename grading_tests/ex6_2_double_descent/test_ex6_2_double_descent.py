@@ -259,6 +259,12 @@ def test_asymptotics_edges(student):
     nu = np.array([0.5, 1.0, 2.0])
     assert_close(student.asymptotic_test_error(nu, r, 0.0, s0), ref.asymptotic_test_error(nu, r, 0.0, s0),
                  rtol=1e-9, atol=1e-12, name="asymptotic_test_error without label noise on an array of nu")
+    # entries of nu are independent problems: one array whose entries lie far apart in scale
+    nu = np.array(nus)
+    for fn, args in [("asymptotic_test_error", (nu, r, D, s0)), ("asymptotic_train_error", (nu, D)),
+                     ("relaxation_time", (nu,))]:
+        assert_close(getattr(student, fn)(*args), getattr(ref, fn)(*args), rtol=1e-9, atol=1e-12,
+                     name=f"{fn} on one array of nu from 1e-6 to 1e6")
 
 
 # False-fail budget 1e-4 (any stream, any course seed): the separation is non-increasing whenever

@@ -7,7 +7,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'nus': [0.51, 0.91, 1.11, 1.83], 'teacher_seed': 6762}
 
 
@@ -196,9 +196,11 @@ def _gd_eigen(data, eta, s):
 def clone_separation(nu, P, eta, steps, rng, record_every=1, delta=1e-3):
     """Normalized separation of two GD clones trained on the same data (notes Ex 6.2(b)).
 
-    Data: make_teacher_student(P, nu, 1.0, 0.1, 1.0, rng); clone A starts at w0, clone B at
-    w0 + delta * z, z ~ N(0, I_P) drawn from the same generator after the data. Both follow
-    the update (6.11) with learning rate eta on the same data.
+    Data: make_teacher_student(P, nu, 1.0, 0.1, 1.0, g) with g = np.random.default_rng(rng);
+    clone A starts at w0, clone B at w0 + delta * z, z ~ N(0, I_P) drawn from g after the data.
+    Both follow the update (6.11) with learning rate eta on the same data. Pass the generator g
+    on, not an int seed: a second np.random.default_rng(seed) would replay the data's stream and
+    give z = X[0], a vector in the row space of X whose separation decays to 0 even for nu > 1.
 
     Args:
         nu: float > 0; P: int >= 1; eta: float > 0; steps: int >= 0.

@@ -138,6 +138,20 @@ def check_make_teacher_student():
     assert np.allclose(d["y"], np.asarray(d["X"]) @ d["w_star"] / np.sqrt(50)), "D = 0: y = X w* / sqrt(P)"
 
 
+@check
+def check_make_teacher_student_laws():
+    "r, D and sigma0**2 are variances; the inputs are Gaussian (fourth moment 3)"
+    d = make_teacher_student(2000, 40.0, 4.0, 0.25, 0.5, rng=11)          # n = 50 samples of P = 2000
+    X, ws, w0 = (np.asarray(d[k], dtype=float) for k in ("X", "w_star", "w0"))
+    assert abs(np.mean(ws**2) / 4.0 - 1) < 0.15, "r = 4 is the variance of the teacher weights (not their sd)"
+    assert abs(np.mean(w0**2) / 0.25 - 1) < 0.15, "sigma0 = 0.5 is a standard deviation: variance 0.25"
+    assert abs(np.mean(X**4) - 3) < 0.2, "Gaussian inputs have <x^4> = 3 (a uniform law of variance 1 has 1.8)"
+    d = make_teacher_student(20, 0.01, 1.0, 0.25, 0.5, rng=12)            # n = 2000 samples of P = 20
+    X, y, ws = (np.asarray(d[k], dtype=float) for k in ("X", "y", "w_star"))
+    noise = y - X @ ws / np.sqrt(20)
+    assert abs(np.mean(noise**2) / 0.25 - 1) < 0.15, "D = 0.25 is the variance of the label noise (not its sd)"
+
+
 # %% [markdown]
 # ## (a) Training, and where it ends
 #
@@ -240,6 +254,21 @@ def check_gd_limit():
     assert np.allclose(dw, np.linalg.pinv(X) @ (X @ dw), atol=1e-10), "w_inf - w0 must lie in the row space"
 
 
+@check
+def check_gd_train_start_and_end():
+    "t = 0: the training error of w0; at nu < 1 a long run ends at gd_limit, where the gradient vanishes"
+    d = make_teacher_student(30, 0.5, 2.0, 0.3, 0.8, rng=5)
+    X, y, w0 = (np.asarray(d[k], dtype=float) for k in ("X", "y", "w0"))
+    out = gd_train(d, 0.1, 2000, record_every=500)
+    assert np.isclose(out["train_error"][0], np.mean((X @ w0 / np.sqrt(30) - y) ** 2)), \
+        "the training error at t = 0 is the mean squared residual of w0 over the n samples"
+    lim = gd_limit(d)
+    assert np.allclose(X.T @ (X @ np.asarray(lim["w"]) / np.sqrt(30) - y), 0, atol=1e-8), \
+        "nu < 1: gd_limit is the least-squares minimizer (zero gradient)"
+    assert np.allclose(out["w"], lim["w"], atol=1e-6), "a long stable run ends at gd_limit"
+    assert np.isclose(out["train_error"][-1], lim["train_error"], rtol=1e-6)
+
+
 # %% [markdown]
 # ### The asymptotic errors
 #
@@ -323,7 +352,12 @@ def check_asymptotics():
     assert asymptotic_test_error(0.999, 1.0, 0.5, 0.3) > 400 and asymptotic_test_error(1.001, 1.0, 0.5, 0.3) > 400
     assert np.isclose(asymptotic_test_error(1e9, 1.0, 0.0, 0.5), 1.25, rtol=1e-6)
     assert np.isclose(asymptotic_test_error(1e-9, 1.0, 0.3, 0.5), 0.3, rtol=1e-6), "nu -> 0: just the noise"
-    assert np.allclose(asymptotic_train_error(np.array([0.0, 0.5, 2.0]), 0.4), [0.4, 0.2, 0.0])
+    assert np.isclose(asymptotic_test_error(1e9, 2.0, 0.3, 0.5), 2.55, rtol=1e-6), \
+        "nu -> infinity with label noise: sigma0^2 + r + D (the noise D of a fresh example stays)"
+    assert asymptotic_test_error(1.0, 2.0, 0.3, 0.5) == np.inf, "nu = 1 with label noise: inf"
+    assert asymptotic_test_error(1.0, 2.0, 0.0, 0.5) == 0, "nu = 1 without label noise: 0"
+    assert np.allclose(asymptotic_train_error(np.array([0.0, 0.5, 1.0, 2.0]), 0.4), [0.4, 0.2, 0.0, 0.0])
+    assert np.isclose(asymptotic_train_error(0.25, 0.8), 0.6), "D (1 - nu) below nu = 1"
 
 
 # %% [markdown]
@@ -390,21 +424,6 @@ ax.set(xlabel=r"$\nu=P/n$ (parameters per sample)", ylabel="error", ylim=(0, 3),
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown]
-# *Independent checks (solution notebook).*
-# 1. `gd_train` (a loop) against the closed-form GD trajectory in the eigenbasis of $A$,
-#    $e(s)=(1-\eta A)^se(0)+[1-(1-\eta A)^s]A^+X^T\epsilon/\sqrt P$; and `gd_limit` against a
-#    very long run.
-# 2. The asymptotic formulas against a Monte Carlo average of `gd_limit` over data sets
-#    (standard errors), and against the *exact finite-$P$* expectations from the inverse
-#    Wishart moments.
-# 3. The whole time course against random-matrix theory: averaging the eigenbasis formula
-#    over the Marchenko–Pastur density,
-#    $\varepsilon_g(s)=D+(\sigma_0^2+r)\big[(1-\tfrac1\nu)_++\!\int\!\rho\,g^2\big]+D\!\int\!\rho\,\frac{(1-g)^2}{\lambda}$ and
-#    $\varepsilon_t(s)=\nu(\sigma_0^2+r)\!\int\!\rho\,\lambda g^2+D\big[(1-\nu)_++\nu\!\int\!\rho\,g^2\big]$,
-#    with $g=(1-\eta\lambda)^s$ and $\rho$ the MP density of the nonzero eigenvalues of $A$
-#    (mass $\min(1,1/\nu)$), computed by quadrature; compared with simulations at $P=400$.
-
 # %% tags=["reference"]
 def _mp_quadrature(nu, m=4000):
     """Nodes and weights for integrals of the nonzero eigenvalue density of A = X^T X / P (P -> inf).
@@ -452,6 +471,19 @@ def _gd_eigen(data, eta, s):
 
 
 # %% tags=["solution"]
+# Independent checks.
+# 1. `gd_train` (a loop) against the closed-form GD trajectory in the eigenbasis of $A$,
+#    $e(s)=(1-\eta A)^se(0)+[1-(1-\eta A)^s]A^+X^T\epsilon/\sqrt P$; and `gd_limit` against a
+#    very long run.
+# 2. The asymptotic formulas against a Monte Carlo average of `gd_limit` over data sets
+#    (standard errors), and against the *exact finite-$P$* expectations from the inverse
+#    Wishart moments.
+# 3. The whole time course against random-matrix theory: averaging the eigenbasis formula
+#    over the Marchenko–Pastur density,
+#    $\varepsilon_g(s)=D+(\sigma_0^2+r)\big[(1-\tfrac1\nu)_++\!\int\!\rho\,g^2\big]+D\!\int\!\rho\,\frac{(1-g)^2}{\lambda}$ and
+#    $\varepsilon_t(s)=\nu(\sigma_0^2+r)\!\int\!\rho\,\lambda g^2+D\big[(1-\nu)_++\nu\!\int\!\rho\,g^2\big]$,
+#    with $g=(1-\eta\lambda)^s$ and $\rho$ the MP density of the nonzero eigenvalues of $A$
+#    (mass $\min(1,1/\nu)$), computed by quadrature; compared with simulations at $P=400$.
 # 1. the loop against the eigenbasis closed form, and gd_limit against a long run
 for nu in [0.6, 1.7]:
     d = make_teacher_student(120, nu, 1.0, 0.3, 0.7, rng=5)
@@ -517,9 +549,16 @@ plt.show()
 print(f"3. eps_g(t), P = 400 (mean of 8 data sets) vs MP theory: max relative deviation {worst:.3f} "
       "(within 4 standard errors + 2 % at every time)")
 
+# %% [markdown]
+# **(a), written.** The derivation of (6.18)–(6.19) above is compressed: write it out. Say
+# (i) why gradient descent ends at (L) and how $e(\infty)$ splits into a null-space part and a
+# noise part; (ii) how the average over initialization, teacher and noise gives
+# $\frac{P-\mathrm{rank}X}{P}(\sigma_0^2+r)+D\,\mathrm{tr}(XX^T)^+$; (iii) how the inverse-Wishart
+# moments turn this into both branches. Then explain the two divergences at $\nu\to1^\pm$: which
+# eigenvalues of $A$ cause them, and why there is no peak without label noise. What does the
+# over-parametrized error remember of the initialization?
+
 # %% [markdown] tags=["answer"] points=4
-# **(a), written.** Derive (6.18)–(6.19) and explain the two divergences.
-#
 # *Model answer.* (The derivation above.) GD conserves the null-space part of $\hat w(0)$ and
 # solves least squares in the row space, so $e(\infty)=(I-\Pi)(\hat w(0)-w^*)+\sqrt PX^+\epsilon$;
 # averaging, $\varepsilon_g(\infty)-D=\frac{(P-n)_+}{P}(\sigma_0^2+r)+D\,\mathrm{tr}(XX^T)^+$, and the inverse
@@ -554,14 +593,22 @@ print(f"3. eps_g(t), P = 400 (mean of 8 data sets) vs MP theory: max relative de
 # `make_teacher_student(P, nu, 1.0, 0.1, 1.0, rng)` (the separation does not depend on
 # $r$, $D$, $\sigma_0$), then $\delta\hat w(0)=\texttt{delta}\cdot z$ with $z\sim\mathcal N(0,I_P)$
 # from the same generator, and run both clones with the update (6.11).
+#
+# *A trap.* "The same generator" matters when `rng` is an int seed: make one generator,
+# `g = np.random.default_rng(rng)`, and pass `g` on. Passing the int on to `make_teacher_student`
+# and drawing $z$ from a second `np.random.default_rng(rng)` replays the same stream, so $z$ is the
+# first data row $x^1$: a vector in the row space of $X$, whose separation decays to 0 even for
+# $\nu>1$.
 
 # %% tags=["graded"]
 def clone_separation(nu, P, eta, steps, rng, record_every=1, delta=1e-3):
     """Normalized separation of two GD clones trained on the same data (notes Ex 6.2(b)).
 
-    Data: make_teacher_student(P, nu, 1.0, 0.1, 1.0, rng); clone A starts at w0, clone B at
-    w0 + delta * z, z ~ N(0, I_P) drawn from the same generator after the data. Both follow
-    the update (6.11) with learning rate eta on the same data.
+    Data: make_teacher_student(P, nu, 1.0, 0.1, 1.0, g) with g = np.random.default_rng(rng);
+    clone A starts at w0, clone B at w0 + delta * z, z ~ N(0, I_P) drawn from g after the data.
+    Both follow the update (6.11) with learning rate eta on the same data. Pass the generator g
+    on, not an int seed: a second np.random.default_rng(seed) would replay the data's stream and
+    give z = X[0], a vector in the row space of X whose separation decays to 0 even for nu > 1.
 
     Args:
         nu: float > 0; P: int >= 1; eta: float > 0; steps: int >= 0.
@@ -599,6 +646,21 @@ def check_clone_separation():
     assert np.allclose(sep, clone_separation(1.5, 60, 0.3, 100, rng=4, record_every=10)["separation"])
 
 
+@check
+def check_clone_plateau():
+    "nu > 1: the separation levels off near (nu - 1)/nu; delta cancels in the ratio"
+    nu, P = 2.0, 200
+    eta = stable_learning_rate(nu)
+    finals = [clone_separation(nu, P, eta, 400, rng=s, record_every=400)["separation"][-1] for s in range(5)]
+    assert abs(np.mean(finals) - (nu - 1) / nu) < 0.1, (
+        "the plateau should be near (nu - 1)/nu = 0.5 (the null space of X keeps its share); a plateau "
+        "near 0 means z lies in the row space of X: draw the data and z from one generator")
+    a = clone_separation(1.5, 40, 0.2, 50, rng=np.random.default_rng(9), record_every=25, delta=1e-2)
+    b = clone_separation(1.5, 40, 0.2, 50, rng=np.random.default_rng(9), record_every=25)
+    assert np.allclose(a["separation"], b["separation"], rtol=1e-6), \
+        "the clones' difference follows a linear flow: the normalized separation does not depend on delta"
+
+
 # %% tags=["figure"]
 fig, ax = plt.subplots(figsize=(7.5, 4.3))
 for nu, color in zip(nus, ["C0", "C1", "C2", "C3"]):
@@ -613,13 +675,11 @@ ax.set(xscale="log", yscale="log", ylim=(1e-4, 1.5), xlabel=r"$t$",
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown]
-# *Independent check (solution notebook):* the plateau is $|(I-\Pi)z|^2/|z|^2$, which for an
+# %% tags=["solution"]
+# Independent check: the plateau is $|(I-\Pi)z|^2/|z|^2$, which for an
 # isotropic $z$ is Beta$\big(\frac{P-n}2,\frac n2\big)$ distributed: mean $(P-n)/P$, variance
 # $\frac{2n(P-n)}{P^2(P+2)}$. We compare 40 clone runs with it, and the whole curve with
 # $\frac1P\langle\mathrm{tr}(1-\eta A)^{2s}\rangle$ from the Marchenko–Pastur density.
-
-# %% tags=["solution"]
 for nu, steps_c in [(1.5, 1500), (2.0, 600), (3.0, 300)]:
     P_c = 100
     n_c = int(round(P_c / nu))
@@ -642,10 +702,13 @@ theory = (1 - 1 / nu) + ((1 - eta * lam[None, :]) ** (2 * s[:, None])) @ w
 print(f"clone curve, nu = {nu}, P = 400: max |simulation - MP theory| = {np.max(np.abs(runs_c.mean(0) - theory)):.4f}")
 assert np.max(np.abs(runs_c.mean(0) - theory)) < 0.02
 
+# %% [markdown]
+# **(b), written.** Why does the separation of the two clones saturate for $\nu>1$ and vanish for
+# $\nu<1$? Say where the plateau value $(\nu-1)/\nu$ comes from, and what the plateau means for
+# ergodicity, for the response $R(\tau\to\infty)$ to a kick at initialization, and for the FDT of
+# the previous assignment in the over-parametrized phase.
+
 # %% [markdown] tags=["answer"] points=3
-# **(b), written.** Why does the separation saturate for $\nu>1$, and what does it have to do
-# with ergodicity and the FDT?
-#
 # *Model answer.* The difference of two clones obeys the data-independent linear flow
 # $\Delta\hat w(s)=(1-\eta A)^s\Delta\hat w(0)$. Every direction with a nonzero eigenvalue of
 # $A$ decays; the null space of $X$ (dimension $P-n$ when $\nu>1$) is never touched by the
@@ -706,6 +769,8 @@ def check_relaxation_time():
     assert relaxation_time(0.99) > 1e4 and relaxation_time(1.01) > 1e4
     assert relaxation_time(0.5) < relaxation_time(0.8) < relaxation_time(0.95)
     assert relaxation_time(3.0) < relaxation_time(1.5) < relaxation_time(1.05)
+    assert np.isclose(relaxation_time(4.0), 4.0), "tau = nu / (1 - sqrt(nu))^2: 4 at nu = 4"
+    assert np.isclose(relaxation_time(0.25), 1.0), "tau = nu / (1 - sqrt(nu))^2: 1 at nu = 1/4"
 
 
 # %% [markdown]
@@ -742,14 +807,12 @@ ax.set(xscale="log", yscale="log", xlabel=r"$|1-\nu|$", ylabel=r"relaxation time
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown]
-# *Independent checks (solution notebook):* (i) $1/\lambda_{\min}$ of sampled matrices $X^TX/P$
+# %% tags=["solution"]
+# Independent checks: (i) $1/\lambda_{\min}$ of sampled matrices $X^TX/P$
 # at $P=1000$ against $\tau(\nu)$ (finite-size corrections shrink as $P^{-2/3}$ relative to
 # the gap); (ii) the scaling collapse of the MP-theory curves: $|1-\nu|\,(\varepsilon_g(t)-D)$
 # against $t\,|1-\nu|^2$ for $\nu\to1^-$ falls on one curve $F$, and exactly at $\nu=1$,
 # $\varepsilon_g(t)\sim t^{1/2}$.
-
-# %% tags=["solution"]
 rng_c = np.random.default_rng(8)
 for nu in [0.6, 0.8, 1.3, 1.7]:
     P_big = 1000
@@ -786,10 +849,13 @@ print(f"collapse: nu = 0.95 vs 0.975 curves differ by at most {spread:.3f} (rela
       f"at nu = 1, eps_g ~ t^{slope_crit:.3f} (sigma/phi = 1/2)")
 assert spread < 0.1 and abs(slope_crit - 0.5) < 0.05
 
+# %% [markdown]
+# **(c), written.** What sets the relaxation time $\tau$, why does it diverge at $\nu=1$, and
+# what is the exponent $\phi$? Relate $\phi$ and the exponent $\sigma=1$ of part (a) to the growth
+# $\varepsilon_g\sim t^{\sigma/\phi}$ at $\nu=1$, and say what limits a measurement of $\tau$ at
+# finite $P$ close to $\nu=1$.
+
 # %% [markdown] tags=["answer"] points=3
-# **(c), written.** What sets the relaxation time, why does it diverge at $\nu=1$, and what
-# is $\phi$?
-#
 # *Model answer.* GD relaxes each eigendirection of the Hessian $A=X^TX/P$ at its
 # eigenvalue, so the slowest relaxation of the row-space dynamics is set by the smallest
 # nonzero eigenvalue, the lower MP edge $\lambda_-=(1-\sqrt\nu)^2/\nu$. It closes at $\nu=1$
@@ -1058,6 +1124,12 @@ def test_asymptotics_edges(student):
     nu = np.array([0.5, 1.0, 2.0])
     assert_close(student.asymptotic_test_error(nu, r, 0.0, s0), ref.asymptotic_test_error(nu, r, 0.0, s0),
                  rtol=1e-9, atol=1e-12, name="asymptotic_test_error without label noise on an array of nu")
+    # entries of nu are independent problems: one array whose entries lie far apart in scale
+    nu = np.array(nus)
+    for fn, args in [("asymptotic_test_error", (nu, r, D, s0)), ("asymptotic_train_error", (nu, D)),
+                     ("relaxation_time", (nu,))]:
+        assert_close(getattr(student, fn)(*args), getattr(ref, fn)(*args), rtol=1e-9, atol=1e-12,
+                     name=f"{fn} on one array of nu from 1e-6 to 1e6")
 
 
 # False-fail budget 1e-4 (any stream, any course seed): the separation is non-increasing whenever
@@ -1234,6 +1306,27 @@ def relaxation_time(nu):
     nu = np.asarray(nu, dtype=float)
     with np.errstate(divide="ignore"):
         return (1.0 / (1.0 - np.sqrt(nu))) ** 2
+
+
+# %% tags=["wrong"]
+# wrong: the int seed passed on: data from make_teacher_student(..., seed), z from a second default_rng(seed)
+# hint: Draw the data and z from one generator (g = np.random.default_rng(rng), then make_teacher_student(...,
+#   g) and z from g): a second default_rng of the same int seed replays the data's stream, so z is the first
+#   data row, in the row space of X, and the separation decays to 0 even for ν > 1 (Ex 6.2(b)).
+def clone_separation(nu, P, eta, steps, rng, record_every=1, delta=1e-3):
+    data = make_teacher_student(P, nu, 1.0, 0.1, 1.0, rng)
+    X, y = data["X"], data["y"]
+    W = np.stack([data["w0"], data["w0"] + delta * np.random.default_rng(rng).standard_normal(P)], axis=1)
+    sq = np.sqrt(P)
+    d0 = np.sum((W[:, 1] - W[:, 0]) ** 2)
+    t, sep = [], []
+    for s in range(steps + 1):
+        if s % record_every == 0:
+            t.append(eta * s)
+            sep.append(np.sum((W[:, 1] - W[:, 0]) ** 2) / d0)
+        if s < steps:
+            W = W - eta * X.T @ (X @ W / sq - y[:, None]) / sq
+    return {"t": np.array(t), "separation": np.array(sep)}
 
 
 # %% tags=["alternative"]
