@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 from scipy import integrate
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'k': 1.07, 'D': 1.65}
 
 

@@ -91,6 +91,12 @@ def draw_params(rng):
 # correlation are not independent: $T\,R(\tau)=-\partial_\tau C(\tau)$ for $\tau>0$, with
 # $T=D/2$ in this normalization.
 
+# %% [markdown]
+# **(a), written.** Fill in the noise average that leads to (6.7), in your own words: starting
+# from the discretized constraint $X_i=0$, say why the Jacobian is one, carry out the Gaussian
+# average over the $\xi_i$ (variance $D/\Delta t$) step by step, and take the continuum limit,
+# keeping track of every factor of $\Delta t$ and $\frac12$.
+
 # %% [markdown] tags=["answer"] points=3
 # **Model answer (a).** (As in the cell above.) Discretize with Itô's rule; the Jacobian of
 # $x\mapsto X$ is triangular with unit diagonal, so it drops out; Fourier-represent each
@@ -167,6 +173,17 @@ def check_simulate_ou_noise_free():
     "with D = 0 the Euler-Maruyama paths decay as (1 - k dt)^i"
     p = np.asarray(simulate_ou(2.0, 0.0, 0.01, 100, 3, rng=1, x0=1.0))
     assert np.allclose(p[:, 0], (1 - 0.02) ** np.arange(101)), "the drift step should be x -> x - k x dt"
+    p = np.asarray(simulate_ou(0.5, 0.0, 0.1, 20, 2, rng=1, x0=2.0))
+    assert np.allclose(p[:, 1], 2.0 * (1 - 0.05) ** np.arange(21)), "x_(i+1) = x_i - k x_i dt, with this dt"
+
+
+@check
+def check_simulate_ou_noise_and_start():
+    "one step from x0 = 0 has variance D dt (noise correlator D); the default start has variance D/(2k)"
+    x1 = np.asarray(simulate_ou(1.0, 2.0, 0.01, 1, 20000, rng=6, x0=0.0))[1]
+    assert abs(np.var(x1) / 0.02 - 1) < 0.05, "the noise of one step is sqrt(D dt) z: variance D dt = 0.02"
+    start = np.asarray(simulate_ou(0.5, 2.0, 0.01, 0, 20000, rng=np.random.default_rng(7)))[0]
+    assert abs(np.var(start) / 2.0 - 1) < 0.05, "without x0 the paths start from N(0, D/(2k)), variance 2 here"
 
 
 # %% [markdown]
@@ -240,14 +257,15 @@ def check_closed_forms():
     R = np.asarray(ou_response(tau, 1.3))
     assert np.all(R[tau <= 0] == 0), "R must vanish for tau <= 0 (causality, Ito at tau = 0)"
     assert np.isclose(ou_response(1e-12, 1.3), 1.0), "R(0+) should be 1"
+    assert np.allclose(ou_correlation(np.array([0.0, -1.0]), 2.0, 3.0), [0.75, 0.75 * np.exp(-2.0)]), \
+        "C(tau) = D/(2k) exp(-k |tau|)"
+    assert np.isclose(ou_response(2.0, 0.5), np.exp(-1.0)), "R(tau) = exp(-k tau) for tau > 0"
 
-
-# %% [markdown]
-# *Independent check (solution notebook):* both closed forms by numerical quadrature of
-# their integral representations: $C(\tau)=\int\frac{d\omega}{2\pi}\,e^{-i\omega\tau}\frac{D}{k^2+\omega^2}$
-# (Fourier route) and $C(\tau)=D\int_0^\infty du\,e^{-k(2u+\tau)}$ (time-domain route).
 
 # %% tags=["solution"]
+# Independent check: both closed forms by numerical quadrature of
+# their integral representations: $C(\tau)=\int\frac{d\omega}{2\pi}\,e^{-i\omega\tau}\frac{D}{k^2+\omega^2}$
+# (Fourier route) and $C(\tau)=D\int_0^\infty du\,e^{-k(2u+\tau)}$ (time-domain route).
 k_q, D_q = 1.7, 0.8
 for tau_q in [0.0, 0.3, 1.0, 2.5]:
     fourier, _ = integrate.quad(lambda w: D_q / (k_q**2 + w**2) / np.pi, 0, np.inf, weight="cos", wvar=tau_q) \
@@ -263,6 +281,11 @@ for tau_q in [0.4, 1.5]:
     assert abs(re + im - ou_response(tau_q, k_q)) < 1e-7 and abs(re - im) < 1e-9
     # R(-tau) = 0 (causality) up to quadrature round-off: printed as a bound
     print(f"R({tau_q}) by Fourier: {re + im:.8f} (+tau), |.| < 1e-9 (-tau); closed {ou_response(tau_q, k_q):.8f}")
+
+# %% [markdown]
+# **(b), written.** Derive the stationary correlation (3) and the response (4) of the OU process,
+# by solving the SDE or by Fourier transforming the quadratic action, and say how the causality of
+# $R$ shows in the route you took.
 
 # %% [markdown] tags=["answer"] points=3
 # **Model answer (b).** As derived above: in the stationary state
@@ -343,8 +366,7 @@ def check_empirical_correlation():
 # $\hat R_j=(1-k\Delta t)^{j-1}$ for $j\ge1$, whatever the paths: the response of a linear
 # system does not depend on its state. For a nonlinear drift the difference depends on
 # the state and the average over paths is essential (the common noise then just reduces
-# the variance of the estimate). The solution notebook also measures $R$ with
-# *independent* noise for the two ensembles and with no kick at all (see below).
+# the variance of the estimate).
 #
 # **Task.** Implement `empirical_response`.
 
@@ -388,6 +410,10 @@ def check_empirical_response():
     assert R[0] == 0, "R_hat[0] should be 0: the kick acts during the first step"
     assert np.isclose(R[1], 1.0, rtol=1e-6), "after one step the shift is h dt, so R_hat[1] = 1"
     assert np.all(np.diff(R[1:]) < 0), "R should decay"
+    k, dt = 2.0, 0.02
+    R = np.asarray(empirical_response(k, 0.5, dt, 0.5, 30, 5, rng=np.random.default_rng(1)))
+    assert np.allclose(R[1:], (1 - k * dt) ** np.arange(30)), \
+        "with common noise the OU twins differ by (1 - k dt)^(j-1) h dt exactly, whatever the paths and h"
 
 
 # %% [markdown]
@@ -443,6 +469,8 @@ def check_fdt_exact_for_the_discrete_chain():
     res = np.asarray(fdt_residual(C, R, dt, D))
     assert res.shape == (38,), "one residual per interior lag"
     assert np.allclose(res, 0, atol=1e-12), "T R_j + (C_{j+1} - C_{j-1}) / (2 dt) should vanish"
+    res = np.asarray(fdt_residual([0.0, 1.0, 3.0, 2.0], [0.0, 1.0, 1.0, 0.5], 0.5, 4.0))
+    assert np.allclose(res, [2.0 + 3.0, 2.0 + 1.0]), "residual_j = (D/2) R_j + (C_(j+1) - C_(j-1)) / (2 dt)"
 
 
 # %% [markdown]
@@ -479,8 +507,8 @@ for ax in axes[:2]:
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# *Independent checks (solution notebook).*
+# %% tags=["solution"]
+# Independent checks.
 # 1. $\hat C$ from the paths against the closed form (3) and against the exact discrete
 #    law $\sigma_\Delta^2a^j$, in units of a standard error estimated from independent blocks of
 #    paths.
@@ -492,8 +520,6 @@ plt.show()
 #    (the OU response is exactly linear), compared with $e^{-k\tau}$ within standard errors.
 # 4. The FDT for a *nonlinear* equilibrium drift, $f=-x-x^3$, where $C$ is no longer an
 #    exponential: kicked twins against $-\partial_\tau C/T$.
-
-# %% tags=["solution"]
 rng_s = np.random.default_rng(11)
 k_s, D_s, dt_s = 1.0, 1.2, 0.02
 a_s = 1 - k_s * dt_s
@@ -568,6 +594,12 @@ print(f"4. f = -x - x^3: R(0.5) = {R_nl[50]:.4f} vs -C'(0.5)/T = {-(C_nl[51] - C
       f"max |FDT residual|/T = {np.max(np.abs(res_nl)):.3f}")
 assert np.max(np.abs(res_nl)) < 0.05
 
+# %% [markdown]
+# **(c), written.** Verify the FDT $T\,R(\tau)=-\partial_\tau C(\tau)$ for $\tau>0$ from (3)–(4) and
+# identify the temperature $T=D/2$. Then prove the "nice fact" above: for the Euler–Maruyama
+# chain, with $C_j=\sigma_\Delta^2a^j$ and $R_j=a^{j-1}$, the discrete FDT with the central
+# difference holds exactly. What does the measured residual in the figure consist of, then?
+
 # %% [markdown] tags=["answer"] points=2
 # **Model answer (c).** For $\tau>0$, $\partial_\tau C=-k\frac{D}{2k}e^{-k\tau}=-\frac D2e^{-k\tau}$,
 # so $-\partial_\tau C(\tau)=\frac D2R(\tau)=TR(\tau)$ with $T=D/2$. (The Fokker–Planck equation
@@ -622,7 +654,9 @@ plt.show()
 # %% [markdown]
 # ## (d) Why $\langle\tilde x\tilde x\rangle=0$ and why $R$ is causal
 #
-# Explain both facts from the discrete-time construction (written answer).
+# **(d), written.** Explain both facts from the discrete-time construction: why every correlator
+# of the response field alone vanishes, $\langle\tilde x\tilde x\rangle=0$, and why a kick can
+# only move later $x$'s, so that $R$ is causal, with $R(t,t)=0$ in the Itô convention.
 
 # %% [markdown] tags=["answer"] points=3
 # **Model answer (d).** *$\langle\tilde x\tilde x\rangle=0$:* add a source $\int\tilde j\tilde x$ only;
