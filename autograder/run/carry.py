@@ -52,6 +52,7 @@ NOTE = ("credited: it fails only because of your {names}, which lost points in i
 MAX_EVALUATIONS = 40     # fresh copies of the notebook per submission
 GRADE_BUDGET_S = 120.0   # seconds of re-runs per submission
 TEST_LIMIT_S = 45.0      # one re-run (a fresh copy's start and notebook included)
+BROKEN = ("timeout", "crashed", "refused")  # a copy that did this costs no more re-runs
 MAX_DELEGATED = 50_000   # calls of replaced functions answered by the reference in one re-run
 NOTEBOOK_FACTOR = 3.0    # a fresh copy's notebook run may take this many times the first run's
 MIN_NOTEBOOK_S = 20.0    # (and at least this long)
@@ -120,6 +121,21 @@ def culprit_of(exc: BaseException | None, trace: Trace | None, failed_actual, gr
 
 
 # -- the re-runs ---------------------------------------------------------------------------------
+_RECORDERS: list[list] = []
+
+
+@contextlib.contextmanager
+def recording_delegated():
+    """Every answer the reference gives a re-run's student code, kept in the list this yields
+    (``pdl validate`` checks that none of them shows in feedback)."""
+    kept: list = []
+    _RECORDERS.append(kept)
+    try:
+        yield kept
+    finally:
+        _RECORDERS.remove(kept)
+
+
 class Delegate:
     """The reference's answers for the replaced functions of one re-run (computed here, in the
     grader); notes which of them were called."""
@@ -138,7 +154,10 @@ class Delegate:
         self.used.add(name)
         with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
-            return roundtrip(getattr(self.reference, name)(*args, **kwargs))
+            value = roundtrip(getattr(self.reference, name)(*args, **kwargs))
+        for kept in _RECORDERS:
+            kept.append(value)
+        return value
 
     def on_event(self, msg: dict) -> dict:
         """Answer a ``{"event": "delegate"}`` message of the student's process."""
@@ -182,6 +201,7 @@ class Replaced:
 class Outcome:
     passed: bool
     used: frozenset = frozenset()  # the replaced functions the re-run called
+    broke: bool = False  # the copy hung, crashed or ran out of time: no more re-runs for this notebook
 
 
 @dataclass
@@ -202,16 +222,15 @@ def rerun(failure: Failure, fresh_copy, reference, substitute: frozenset, limit_
     reference. ``fresh_copy(substitute, delegate, limit_s)``: a context manager giving the copy."""
     delegate = Delegate(reference, substitute)
     deadline = time.monotonic() + limit_s
-    passed = False
     try:
         with _quiet(limit_s), fresh_copy(substitute, delegate, limit_s) as fresh:
             failure.run(Replaced(fresh, delegate, deadline))
-        passed = True
     except KeyboardInterrupt:
         raise
-    except BaseException:  # noqa: BLE001 - any failure of the re-run: not carried
-        passed = False
-    return Outcome(passed, frozenset(delegate.used))
+    except BaseException as exc:  # noqa: BLE001 - any failure of the re-run: not carried
+        broke = isinstance(exc, TimeoutError) or (isinstance(exc, StudentError) and exc.kind in BROKEN)
+        return Outcome(False, frozenset(delegate.used), broke)
+    return Outcome(True, frozenset(delegate.used))
 
 
 def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Outcome], *,
@@ -221,6 +240,7 @@ def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Out
     deadline = time.monotonic() + budget_s
     outcomes: dict[tuple[str, frozenset], Outcome] = {}
     carried: dict[str, list[str]] = {}
+    broken = []  # a copy hung or crashed: like a function that hung in a direct test, it is not tried again
 
     def charged() -> set[str]:
         return {f.culprit for f in failures if f.test not in carried and f.culprit}
@@ -228,9 +248,11 @@ def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Out
     def attempt(f: Failure, substitute: frozenset) -> Outcome | None:
         key = (f.test, substitute)
         if key not in outcomes:
-            if len(outcomes) >= max_evaluations or time.monotonic() > deadline:
+            if broken or len(outcomes) >= max_evaluations or time.monotonic() > deadline:
                 return None
             outcomes[key] = evaluate(f, substitute)
+            if outcomes[key].broke:
+                broken.append(key)
         return outcomes[key]
 
     # functions that call few others first: an upstream function's own failures are settled (carried
@@ -248,7 +270,7 @@ def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Out
             if out is None or not out.passed or not out.used & substitute:
                 continue
             same = attempt(f, frozenset())  # fails on a fresh copy with nothing replaced
-            if same is None or same.passed:
+            if same is None or same.passed:  # (a copy that hung here reproduced the failure)
                 continue
             carried[f.test] = sorted(out.used & substitute)
             changed = True
