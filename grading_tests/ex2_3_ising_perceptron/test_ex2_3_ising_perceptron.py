@@ -59,6 +59,11 @@ def test_annealed_action(student):
                  rtol=1e-9, atol=1e-12, name="annealed_action(R[:, None], alpha[None, :])")
     assert_close(student.annealed_action(np.ones(3), alpha[:3]), ref.annealed_action(np.ones(3), alpha[:3]),
                  rtol=1e-9, atol=1e-12, name="annealed_action at R = 1")
+    # entries are independent problems: one table whose overlaps and loads lie far apart in scale
+    table_R = np.array([-1 + 1e-9, -0.5, 0.0, 1e-6, 0.9, 1 - 1e-12, 1.0])[:, None]
+    table_a = np.array([0.0, 1e-3, 1.0, 1e3])[None, :]
+    assert_close(student.annealed_action(table_R, table_a), ref.annealed_action(table_R, table_a),
+                 rtol=1e-9, atol=1e-12, name="annealed_action on one table of R near -1 to 1 and alpha from 0 to 1000")
 
 
 @pytest.mark.reference_input  # inputs computed from a reference result

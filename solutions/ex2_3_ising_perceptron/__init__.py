@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 LOG2 = np.log(2.0)
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'loads': [0.61, 1.11, 1.56, 1.84],
  'sizes': [12, 14, 17, 18],
  'data_sets': [32, 20, 10, 8],

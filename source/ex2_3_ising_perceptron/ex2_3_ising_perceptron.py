@@ -187,14 +187,12 @@ def check_overlap_entropy():
     assert np.allclose(overlap_entropy(R), overlap_entropy(-R))
 
 
-# %% [markdown]
-# *Independent check (solution notebook):* $h(R)$ against the exact count
+# %% tags=["solution"]
+# Independent check: $h(R)$ against the exact count
 # $\frac1N\log\binom{N}{k}$ from `scipy.special.gammaln` at large $N$, including the
 # next Stirling correction $-\frac{1}{2N}\log\big(\pi N(1-R^2)/2\big)$; and $\varepsilon(R)$
 # against a Monte Carlo estimate with Gaussian inputs for an actual pair of binary
 # vectors.
-
-# %% tags=["solution"]
 # Independent check 1: h(R) against exact binomial counts (gammaln), N large.
 N_big = 10**6
 k = np.array([N_big // 20, N_big // 4, N_big // 2, 3 * N_big // 4, 19 * N_big // 20])
@@ -301,6 +299,7 @@ def check_annealed_action():
     "s(1)=log 2 for all loads, s(0)=0 at alpha=0, and broadcasting works"
     assert np.allclose(annealed_action(1.0, np.array([0.0, 0.7, 3.0])), np.log(2))
     assert np.isclose(annealed_action(0.0, 0.0), 0.0)
+    assert annealed_action(-1.0, 0.5) == np.inf, "s(-1) = +inf at a positive load (the anti-teacher is never consistent)"
     table = annealed_action(np.linspace(-0.5, 0.9, 5)[:, None], np.array([0.5, 1.0, 2.0])[None, :])
     assert np.shape(table) == (5, 3), "R[:, None] and alpha[None, :] should give a (5, 3) table"
 
@@ -387,7 +386,7 @@ def check_interior_minimum():
 # for $\delta$ small enough at any $\alpha>0$: $\sqrt\delta\gg\delta\log(1/\delta)$. So $R=1$ is
 # always a local minimum (at the edge of the domain, with a square-root cusp: $\partial_R s\to-\infty$
 # as $R\to1$), unlike the magnet's aligned state. The public check below tests this with
-# your `annealed_action`; the solution notebook also checks the expansion.
+# your `annealed_action`.
 
 # %% tags=["check"]
 @check
@@ -497,16 +496,14 @@ ax.set(xlabel="overlap $R$", ylabel="$s(R)$ (nats)", ylim=(-0.05, 1.2),
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) $\alpha_c$ by a second route:
+# %% tags=["solution"]
+# Independent checks. (i) $\alpha_c$ by a second route:
 # `scipy.optimize.fsolve` on the pair $\{\partial_R s=0,\ s=\log 2\}$ in $(R,\alpha)$ with
 # finite-difference derivatives of `annealed_action`; (ii) $\alpha_c$ by a third route: a
 # dense grid in $R$ for the global minimizer of $s$, bisected in $\alpha$ for the switch to
 # $R=1$; (iii) the spinodal by bisecting in $\alpha$ on a dense-grid count of interior
 # local minima of $s$, and by `fsolve` on $\{\partial_Rs=0,\ \partial_R^2s=0\}$ (finite
 # differences); (iv) the interior minimum vs a bounded golden-section minimizer.
-
-# %% tags=["solution"]
 (alpha_c, R_c, eps_c), alpha_sp = critical_load(), spinodal_load()
 print(f"root finding:  alpha_c = {alpha_c:.8f}, R* = {R_c:.8f}, eps* = {eps_c:.8f}, "
       f"alpha_sp = {alpha_sp:.8f}")
@@ -781,6 +778,17 @@ def check_count_consistent_students():
             expected[int(np.sum(theta == teacher))] += 1
     assert np.array_equal(count_consistent_students(teacher, X), expected)
     assert np.array_equal(count_consistent_students(teacher, X[:0]), [1, 7, 21, 35, 35, 21, 7, 1])
+    assert np.array_equal(count_consistent_students(-teacher, X), expected), \
+        "the teacher -theta* labels every x the other way: its students are the -theta, with the same counts"
+
+
+@check
+def check_enumerate_version_space_without_data():
+    "alpha = 0: every student is consistent, counts are binomials, log_Z = 0 and eps_mean = 1/2"
+    out = enumerate_version_space(8, 0.0, seed=5)
+    assert out["n"] == 0 and out["Z"] == 2**8 and np.isclose(out["log_Z"], 0.0)
+    assert np.array_equal(out["counts"], [1, 8, 28, 56, 70, 56, 28, 8, 1])
+    assert np.isclose(out["eps_mean"], 0.5), "eps(R) + eps(-R) = 1: the mean over all students is 1/2"
 
 
 @check
@@ -791,14 +799,12 @@ def check_enumerate_version_space():
     assert np.isclose(out["log_Z"], np.log(out["Z"]) / 10 - np.log(2))
 
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (v) `count_consistent_students` against a plain
+# %% tags=["solution"]
+# Independent checks. (v) `count_consistent_students` against a plain
 # loop over all students (itertools) for $N=9$ on several data sets; (vi) the mean
 # histogram over 300 data sets at $N=14$ against the exact annealed expectation
 # `annealed_counts` (difference in units of its standard error); (vii) the exact finite-$N$
 # annealed sum against the saddle point $-\min_R s$ at $N=2\cdot10^4$.
-
-# %% tags=["solution"]
 import itertools
 
 # (v) plain loop
@@ -847,7 +853,7 @@ for a in [0.5, 1.0, 1.4, 1.5, 2.0]:
 # $\frac1N\log\langle Z\rangle$ (crosses) for several $N$, against the exact finite-$N$
 # annealed value (thin lines, from `annealed_counts`) and the $N\to\infty$ annealed value
 # $-\min_Rs$ (black). The crosses estimate the annealed average directly and scatter
-# around the thin lines (independent check (vi) makes this quantitative); the dots, the
+# around the thin lines; the dots, the
 # typical (quenched) value, lie below them, as Jensen's inequality requires. Right: the
 # generalization error averaged over the version space and then over data sets (dots),
 # against the annealed ratio $\sum_k\mathbb E[\#_k]\,\varepsilon(R_k)/\sum_k\mathbb E[\#_k]$
@@ -982,6 +988,11 @@ def test_annealed_action(student):
                  rtol=1e-9, atol=1e-12, name="annealed_action(R[:, None], alpha[None, :])")
     assert_close(student.annealed_action(np.ones(3), alpha[:3]), ref.annealed_action(np.ones(3), alpha[:3]),
                  rtol=1e-9, atol=1e-12, name="annealed_action at R = 1")
+    # entries are independent problems: one table whose overlaps and loads lie far apart in scale
+    table_R = np.array([-1 + 1e-9, -0.5, 0.0, 1e-6, 0.9, 1 - 1e-12, 1.0])[:, None]
+    table_a = np.array([0.0, 1e-3, 1.0, 1e3])[None, :]
+    assert_close(student.annealed_action(table_R, table_a), ref.annealed_action(table_R, table_a),
+                 rtol=1e-9, atol=1e-12, name="annealed_action on one table of R near -1 to 1 and alpha from 0 to 1000")
 
 
 @pytest.mark.reference_input  # inputs computed from a reference result
