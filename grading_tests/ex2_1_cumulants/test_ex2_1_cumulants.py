@@ -64,6 +64,22 @@ def test_free_energy_large_energies(student):
                      rtol=1e-9, atol=1e-8, name=f"F with beta*E offset by {offset:.0f}")
 
 
+# Each source is an independent problem: one array of sources whose exponents lie far apart (the
+# observable carries a constant c of 800-2000, so rows of -beta E + J O differ by up to 2 c), where one
+# log-sum-exp shift shared by all the sources underflows to F = +inf. The integrands stay smooth.
+@points(1)
+def test_free_energy_sources_far_apart(student):
+    "free_energy on one array of sources whose exponents lie thousands apart (each source its own integral)"
+    rng = rng_for("free_energy_sources_far_apart")
+    for _ in range(2):
+        E, grid, beta = _poly_problem(rng)
+        c = float(rng.choice([-1, 1]) * rng.uniform(800, 2000))
+        O = c + np.sin(1.3 * grid)
+        J = np.array([-1.0, -0.3, 0.0, 0.4, 1.0]) * float(rng.uniform(0.8, 1.2))
+        assert_close(student.free_energy(E, O, beta, J, grid), ref.free_energy(E, O, beta, J, grid),
+                     rtol=1e-9, atol=1e-8, name=f"F at sources -1..1 with O = {c:.0f} + sin(1.3 theta)")
+
+
 @points(1)
 def test_free_energy_nonuniform_grid(student):
     "free_energy on a non-uniform grid (denser near the minimum)"

@@ -7,7 +7,7 @@ import numpy as np
 from scipy import special
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'g3': 0.79, 'g4': 0.52, 'beta': 1.86}
 
 
@@ -58,6 +58,9 @@ def free_energy(energy, observable, beta, J, grid):
         with the integral computed by a quadrature rule on the grid (trapezoidal in the
         reference). Must stay accurate when beta*E is large (hundreds or thousands) or
         large and negative: no under/overflow. F(E + c) = F(E) + beta c.
+        Each source J[i] is its own integral: with an array of sources, shift each one's
+        exponent by its own maximum (a shift shared by all sources underflows to F = +inf for
+        those whose exponents lie hundreds below the largest). F(O + c) = F(O) - J c.
     """
     grid = np.asarray(grid, dtype=float)
     E, O = _on_grid(energy, grid), _on_grid(observable, grid)

@@ -154,6 +154,9 @@ def free_energy(energy, observable, beta, J, grid):
         with the integral computed by a quadrature rule on the grid (trapezoidal in the
         reference). Must stay accurate when beta*E is large (hundreds or thousands) or
         large and negative: no under/overflow. F(E + c) = F(E) + beta c.
+        Each source J[i] is its own integral: with an array of sources, shift each one's
+        exponent by its own maximum (a shift shared by all sources underflows to F = +inf for
+        those whose exponents lie hundreds below the largest). F(O + c) = F(O) - J c.
     """
     grid = np.asarray(grid, dtype=float)
     E, O = _on_grid(energy, grid), _on_grid(observable, grid)
@@ -202,6 +205,13 @@ def check_free_energy_gaussian():
     assert F.shape == J.shape, "F should have the shape of J"
     assert np.allclose(F, -0.5 * np.log(2 * np.pi / beta) - J**2 / (2 * beta), atol=1e-9)
     assert np.ndim(free_energy(t**2 / 2, t, beta, 0.3, t)) == 0, "a float J should give one number"
+    u = np.linspace(-1, 1, 4001)
+    s = 12 * np.sinh(3 * u) / np.sinh(3)               # a non-uniform grid, dense in the middle
+    assert np.allclose(free_energy(s**2 / 2, s, beta, J, s), -0.5 * np.log(2 * np.pi / beta) - J**2 / (2 * beta),
+                       atol=1e-6), "on a non-uniform grid, integrate with each interval's own width"
+    k = np.asarray(cumulants_from_free_energy(t**2 / 2, t, beta, t, 4))
+    assert np.allclose(k, [0.0, 1 / beta, 0.0, 0.0], atol=1e-8), \
+        "a Gaussian O has kappa_1 = 0, kappa_2 = 1/beta and no cumulants beyond the second"
 
 
 @check
@@ -213,6 +223,18 @@ def check_free_energy_offset():
         assert np.isclose(free_energy(E + c, np.sin(t), 2.0, 0.4, t),
                           free_energy(E, np.sin(t), 2.0, 0.4, t) + 2.0 * c, rtol=1e-12, atol=1e-9), \
             f"offset c = {c} changes F by more than beta c (under/overflow?)"
+
+
+@check
+def check_free_energy_each_source():
+    "each source is its own integral: O + c shifts F by -J c, also for sources whose exponents lie 2000 apart"
+    t = np.linspace(-6, 6, 801)
+    E = t**4 / 4 - t**2
+    J = np.array([-1.0, 0.0, 1.0])
+    F = np.asarray(free_energy(E, np.sin(t) + 1000.0, 2.0, J, t))
+    want = np.array([free_energy(E, np.sin(t), 2.0, j, t) for j in J]) - 1000.0 * J
+    assert np.all(np.isfinite(F)), "F should be finite at every source: one log-sum-exp shift per source"
+    assert np.allclose(F, want, rtol=1e-12, atol=1e-9), "F(O + c) should be F(O) - J c at every source"
 
 
 @check
@@ -353,10 +375,8 @@ def check_cumulants_shift_invariant():
 # %% [markdown]
 # ## (d) The energy as its own observable
 #
-# **Written.** Verify (2.16), and give the general formula for the cumulants of $E$ as
-# derivatives of $F$ in $\beta$. The public check below verifies (2.16) numerically with your
-# two functions: $\partial_\beta F$ by a central difference against $\kappa_1$ of the
-# observable $E$ itself.
+# The public check below verifies (2.16) numerically with your two functions: $\partial_\beta F$
+# by a central difference against $\kappa_1$ of the observable $E$ itself.
 
 # %% tags=["check"]
 @check
@@ -370,6 +390,11 @@ def check_energy_cumulants():
     assert np.isclose((F[2] - F[0]) / (2 * h), k1, rtol=1e-6), "E(E) should be dF/dbeta"
     assert np.isclose(-(F[2] - 2 * F[1] + F[0]) / h**2, k2, rtol=1e-4), "Var(E) should be -d2F/dbeta2"
 
+
+# %% [markdown]
+# **(d), written.** Verify (2.16), $\mathbb E(E)=\partial_\beta F$ and $\mathrm{Var}(E)=-\partial_\beta^2F$,
+# and give the general formula for the cumulants of $E$ as derivatives of $F$ in $\beta$. What
+# does the sign of $\partial_\beta^2F$ say about the heat capacity?
 
 # %% [markdown] tags=["answer"] points=1
 # *Model answer.* $F(\beta)=-\log\int d\theta\,e^{-\beta E}$, so
@@ -433,8 +458,8 @@ axes[2].legend(fontsize=8)
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) `free_energy` against adaptive quadrature
+# %% tags=["solution"]
+# Independent checks. (i) `free_energy` against adaptive quadrature
 # (`scipy.integrate.quad`, no grid) for this year's energy at several $J$, and against the
 # closed form for a Gaussian; (ii) the cumulants against a *contour integral*: $\log Z(J)$ is
 # analytic in $J$, so $\kappa_p=\frac{p!}{2\pi i}\oint\frac{-F(J)}{J^{p+1}}dJ$, evaluated by the
@@ -444,8 +469,6 @@ plt.show()
 # errors from batches; (iv) `kappa3_from_moments` and `kappa4_from_moments` against
 # distributions with known cumulants (exponential: $(p-1)!$; Poisson: $\lambda$; uniform on
 # $[0,1]$: $\kappa_4=-\frac1{120}$) and against `kstat` on data.
-
-# %% tags=["solution"]
 from scipy import integrate, stats
 
 # (i) free energy vs adaptive quadrature
@@ -594,6 +617,22 @@ def test_free_energy_large_energies(student):
         J = np.array([0.0, 0.3])
         assert_close(student.free_energy(E, grid, beta, J, grid), ref.free_energy(E, grid, beta, J, grid),
                      rtol=1e-9, atol=1e-8, name=f"F with beta*E offset by {offset:.0f}")
+
+
+# Each source is an independent problem: one array of sources whose exponents lie far apart (the
+# observable carries a constant c of 800-2000, so rows of -beta E + J O differ by up to 2 c), where one
+# log-sum-exp shift shared by all the sources underflows to F = +inf. The integrands stay smooth.
+@points(1)
+def test_free_energy_sources_far_apart(student):
+    "free_energy on one array of sources whose exponents lie thousands apart (each source its own integral)"
+    rng = rng_for("free_energy_sources_far_apart")
+    for _ in range(2):
+        E, grid, beta = _poly_problem(rng)
+        c = float(rng.choice([-1, 1]) * rng.uniform(800, 2000))
+        O = c + np.sin(1.3 * grid)
+        J = np.array([-1.0, -0.3, 0.0, 0.4, 1.0]) * float(rng.uniform(0.8, 1.2))
+        assert_close(student.free_energy(E, O, beta, J, grid), ref.free_energy(E, O, beta, J, grid),
+                     rtol=1e-9, atol=1e-8, name=f"F at sources -1..1 with O = {c:.0f} + sin(1.3 theta)")
 
 
 @points(1)
@@ -904,6 +943,22 @@ def cumulants_from_free_energy(energy, observable, beta, grid, order):
     O = np.asarray(observable, dtype=float)
     mean = p @ O
     return np.array([mean] + [p @ (O - mean) ** k for k in range(2, order + 1)])
+
+
+# %% tags=["wrong"]
+# wrong: one log-sum-exp shift shared by all the sources (the maximum over the whole (J, grid) array)
+# hint: Each source J is its own integral: shift each row of −βE + J·O by its own maximum (log-sum-exp per
+#   source, eq. (2.13)); one shift shared by all the sources underflows to F = +inf for the sources whose
+#   exponents lie hundreds below the largest.
+def free_energy(energy, observable, beta, J, grid):
+    grid = np.asarray(grid, dtype=float)
+    E, O = _on_grid(energy, grid), _on_grid(observable, grid)
+    Js = np.asarray(J, dtype=float)
+    x = -beta * E[None, :] + Js.reshape(-1, 1) * O[None, :]
+    shift = x.max()
+    with np.errstate(divide="ignore"):
+        F = -(np.log(np.exp(x - shift) @ _trapezoid_weights(grid)) + shift)
+    return float(F[0]) if Js.ndim == 0 else F.reshape(Js.shape)
 
 
 # %% tags=["alternative"]
