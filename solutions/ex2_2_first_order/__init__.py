@@ -7,7 +7,7 @@ import numpy as np
 from scipy import optimize, special
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'a': 1.62, 'Bc': 0.77, 'Ns': [5, 20, 80]}
 
 

@@ -163,6 +163,12 @@ def check_basin_occupation():
     assert p[0] > 0.99 and p[-1] < 0.01, "with a > 0, basin 1 (phi_1 = a(B - Bc)) wins for B < Bc"
 
 
+# %% [markdown]
+# **(a), written.** Derive $p_1$ from (2.33) as a ratio of Boltzmann weights, and its logistic
+# form near $B_c$. Over what window of $B$ does the system switch allegiance from one basin to
+# the other, and how does that window depend on $N$ and on the angle $\Delta\varphi'$ at which
+# the two branches cross?
+
 # %% [markdown] tags=["answer"] points=2
 # *Model answer.* From (2.33), the integral restricted to $U_i$ is $e^{-N\varphi_i}$, so
 # $p_1=\frac{e^{-N\varphi_1}}{e^{-N\varphi_1}+e^{-N\varphi_2}}=\frac1{1+e^{N(\varphi_1-\varphi_2)}}$.
@@ -361,6 +367,16 @@ def check_peak_is_a_peak():
     assert height >= chi.max() - 1e-9 * height and height < chi.max() * (1 + 1e-6), "height is not the maximum"
     above = B[chi >= height / 2]
     assert abs((above[-1] - above[0]) - width) < 2 * (B[1] - B[0]), "width is not the full width at half maximum"
+    h6, w6 = peak_height_and_width(1e6, -1.5, 0.3)
+    assert np.isclose(h6, 1e6 * 1.5**2 / 4, rtol=1e-5), "the peak height is N a^2 / 4 (at N = 1e6 too, a < 0)"
+    assert np.isclose(w6 * 1e6 * 1.5, width * N * a, rtol=1e-5), "the width is a number times 1/(N |a|)"
+
+
+@check
+def check_scaling_exponents():
+    "the fitted exponents are the notes' +1 (height) and -1 (width), from two or more sizes"
+    assert np.allclose(scaling_exponents([10, 1000, 100000], -0.5, 0.2), (1.0, -1.0), atol=1e-4)
+    assert np.allclose(scaling_exponents(np.array([3, 50]), 2.0, -0.7), (1.0, -1.0), atol=1e-4)
 
 
 # %% [markdown]
@@ -391,8 +407,8 @@ def check_peak_is_a_peak():
 # *Rubric (3 pts):* 1 for the derivative of $p_1$ and the formula; 1 for $N\mathrm{Var}\ge0$;
 # 1 for height $\propto N$, width $\propto1/N$, area fixed.
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) The stable $\varphi$ against a 50-digit
+# %% tags=["solution"]
+# Independent checks. (i) The stable $\varphi$ against a 50-digit
 # `mpmath` evaluation of the naive formula, including $N=10^6$; (ii) $\partial_B\varphi$ and
 # $-\partial_B^2\varphi$ against torch autograd (float64) of a separate implementation of
 # $\varphi$, and against high-order finite differences of `two_phase_free_energy`; (iii) the
@@ -400,8 +416,6 @@ def check_peak_is_a_peak():
 # and the area of the peak (quadrature) against $|a|$; (iv) the two-branch formula against a
 # genuine one-dimensional integral $\int d\theta\,e^{-NE(\theta,B)}$ with a tilted double well,
 # whose peak of $N\,\mathrm{Var}(\partial_BE)$ approaches the minimal model's as $N$ grows.
-
-# %% tags=["solution"]
 import mpmath
 import torch
 
@@ -837,6 +851,18 @@ def scaling_exponents(Ns, a, Bc):
     logN = np.log(np.asarray(Ns, dtype=float))
     hw = np.array([peak_height_and_width(N, a, Bc) for N in Ns])
     return float(np.polyfit(logN, np.log(hw[:, 0]), 1)[1]), float(np.polyfit(logN, np.log(hw[:, 1]), 1)[1])
+
+
+# %% tags=["wrong"]
+# wrong: log-sum-exp with one shift for the whole array of fields (the largest exponent over all B)
+# hint: Each field B is its own log-sum-exp: factor out the larger of the two exponentials at that B
+#   (np.logaddexp does), not one maximum over the whole array of fields; at large N the fields far from the
+#   largest exponent underflow to log 0 (Exercise 2.2(d)).
+def two_phase_free_energy(B, N, a, Bc):
+    x = -N * a * (np.asarray(B, dtype=float) - Bc)
+    m = max(float(np.max(x)), 0.0)
+    with np.errstate(divide="ignore"):
+        return -(m + np.log(np.exp(x - m) + np.exp(-m))) / N
 
 
 # %% tags=["alternative"]
