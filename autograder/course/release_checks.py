@@ -55,7 +55,8 @@ OPTIONAL = re.compile(r"optional, not graded", re.I)
 # a prompt asks something: a question mark or an instruction
 ASKS = re.compile(r"\?|\b(derive|show|explain|compare|estimate|verify|discuss|report|describe|state|prove|"
                   r"compute|give|write|argue|identify|rank|predict|interpret|check|find|calculate|sketch|"
-                  r"justify|solve|read|summari[sz]e|what|why|how|which|when|where)\b", re.I)
+                  r"justify|solve|read|summari[sz]e|reconcile|relate|connect|propose|name|list|fill in|"
+                  r"evaluate|assess|contrast|decide|what|why|how|which|when|where)\b", re.I)
 EXCEPTION = re.compile(r"^\s*#\s*public-check exception:\s*(\w+)\(([\w\s,]+)\):\s*(\S.*)$", re.M)
 
 

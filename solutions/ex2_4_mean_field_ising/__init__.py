@@ -7,7 +7,7 @@ import numpy as np
 from scipy import optimize, special
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'dJ': 1.18,
  'beta_dJ_ordered': 1.51,
  'beta_dJ_disordered': 0.63,

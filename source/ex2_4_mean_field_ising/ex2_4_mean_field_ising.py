@@ -320,6 +320,10 @@ def check_curie_weiss():
     assert np.allclose(np.sort(traj[-1]), pts[stable], atol=1e-8), "iteration should end at the stable ones"
     pts1, st1 = curie_weiss_fixed_points(0.5, 0.3)
     assert len(np.atleast_1d(pts1)) == 1 and bool(np.all(st1)), "above T_c: one stable fixed point"
+    traj = np.asarray(curie_weiss_iterate(0.5, -0.2, 0.7, 3))
+    assert traj.shape == (4,), "a float m0 gives shape (steps + 1,)"
+    assert np.allclose(traj[1:], np.tanh(0.5 * (traj[:-1] - 0.2))), "m_(k+1) = tanh(beta (m_k + B))"
+    assert np.allclose(curie_weiss_iterate(1.5, 0.1, np.array([0.2, -0.4]), 0), [[0.2, -0.4]]), "steps = 0: just m0"
 
 
 # %% [markdown]
@@ -332,8 +336,7 @@ def check_curie_weiss():
 # $$
 # with $s$ the action (2.25) *as it stands* (Stirling's $h(m)$, no further corrections). This
 # is what Figure 3 of the notes plots. (The exact Curie–Weiss magnet is a *sum* over
-# $k=\frac{1+m}2N$ with weights $\binom Nk$; it differs from the integral by $O(1/N)$, see the
-# independent checks.)
+# $k=\frac{1+m}2N$ with weights $\binom Nk$; it differs from the integral by $O(1/N)$.)
 #
 # **Tasks.** Implement `finite_N_magnetization` and `finite_N_susceptibility` by quadrature on
 # $[-1,1]$. They must be *stable for large $N$* ($N$ up to $10^6$): $N\beta s$ is in the
@@ -396,6 +399,20 @@ def check_finite_N():
     assert np.isclose(finite_N_susceptibility(0.02, 30, beta, dJ), fd, rtol=1e-4), "chi should be dE(m)/dB"
     big = np.asarray(finite_N_magnetization(np.array([-0.1, 0.1]), 1e6, beta, dJ))
     assert np.all(np.isfinite(big)), "overflow at N = 1e6: use log-sum-exp"
+    far = np.asarray(finite_N_magnetization(np.array([0.0, 1e-6, 0.2]), 1e6, beta, dJ))
+    assert np.all(np.isfinite(far)) and abs(far[0]) < 1e-9 and far[2] > 0.5, \
+        "each field is its own integral: fields far apart need their own log-sum-exp shift"
+
+
+@check
+def check_finite_N_large_N_limit():
+    "as N grows, E_N(m) tends to the mean-field m_bar and chi_N to d m_bar / dB (B != 0), with or without coupling"
+    for beta, dJ, B in [(0.5, 2.0, 0.3), (0.8, 0.0, -0.4)]:
+        mN = finite_N_magnetization(B, 1e5, beta, dJ)
+        assert abs(mN - mean_field_magnetization(beta, dJ, B)) < 1e-3, f"E_N(m) -> m_bar at beta={beta}, dJ={dJ}"
+        h = 1e-5
+        dm = (mean_field_magnetization(beta, dJ, B + h) - mean_field_magnetization(beta, dJ, B - h)) / (2 * h)
+        assert abs(finite_N_susceptibility(B, 1e5, beta, dJ) / dm - 1) < 1e-2, f"chi_N -> d m_bar/dB at beta={beta}"
 
 
 # %% [markdown]
@@ -444,10 +461,12 @@ def check_critical_exponent_fit():
     m = np.array([mean_field_magnetization(1 / (1.3 * (1 - ti)), 1.3, 0.0) for ti in t])
     assert 0 < b < 1
     assert np.allclose(A * t**b, m, rtol=0.05), "the fitted power law should pass close to the points"
+    b0, _ = critical_exponent_fit(0.7, np.array([1e-6, 1e-5]))
+    assert abs(b0 - 0.5) < 1e-3, "close to T_c the exponent is the notes' 1/2, eq. (2.32)"
 
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) $h(m)$ against exact counts
+# %% tags=["solution"]
+# Independent checks. (i) $h(m)$ against exact counts
 # $\frac1N\log\binom Nk$ (`gammaln`) including the next Stirling term; (ii) the global minimizer
 # against a brute-force minimization of `ising_action` on a $2\cdot10^6$-point grid, and
 # against the fixed-point iteration started from the side of the field; (iii) the fixed points
@@ -459,8 +478,6 @@ def check_critical_exponent_fit():
 # (`scipy.integrate.quad`) at moderate $N$; and against the saddle point $\bar m$ at $N=10^6$;
 # (v) `finite_N_susceptibility` against finite differences of `finite_N_magnetization`;
 # (vi) the exponent and amplitude against the Landau prediction $b\to\frac12$, $A\to\sqrt3$.
-
-# %% tags=["solution"]
 from scipy import integrate
 
 # (i) entropy vs exact counts
@@ -1338,6 +1355,23 @@ def critical_exponent_fit(dJ, reduced_temperatures):
     return float(b), float(np.exp(logA))
 
 
+# %% tags=["wrong"]
+# wrong: one log-sum-exp shift for the whole array of fields (the largest exponent over all B)
+# hint: Each field B is its own integral: subtract the largest exponent −Nβ s(m) at that B, not one
+#   maximum over the whole array of fields; at large N a field far from the others gets weights that all
+#   underflow to 0 (0/0 = nan), Section 2.5.
+def finite_N_magnetization(B, N, beta, dJ):
+    Bs = np.asarray(B, dtype=float)
+    u = _u_grid(N)
+    m = np.tanh(u)
+    log_jac = 2.0 * np.log(2.0) - np.logaddexp(0.0, 2.0 * u) - np.logaddexp(0.0, -2.0 * u)
+    logp = -N * beta * ising_action(m[None, :], beta, dJ, np.atleast_1d(Bs).ravel()[:, None]) + log_jac
+    with np.errstate(invalid="ignore"):
+        p = np.exp(logp - logp.max())
+        mean = (p @ m) / p.sum(axis=1)
+    return float(mean[0]) if Bs.ndim == 0 else mean.reshape(Bs.shape)
+
+
 # %% tags=["alternative"]
 # alternative: entropy via p log p, minimizer by root finding in x = beta(dJ m + B), fixed points by dense scan + brentq, integral in u = artanh(m) with logsumexp, fit by lstsq
 def binary_entropy(m):
@@ -1359,6 +1393,8 @@ def mean_field_magnetization(beta, dJ, B):
         x = optimize.brentq(q, 1e-300, beta * dJ, xtol=1e-300, rtol=1e-15)
         return float(np.tanh(x))
     b = abs(B)
+    if dJ == 0:                                               # independent spins: x = beta |B|
+        return float(np.sign(B) * np.tanh(beta * b))
     f = lambda x: dJ * np.tanh(x) + b - x / beta
     x = optimize.brentq(f, beta * b, beta * (dJ + b), xtol=1e-300, rtol=1e-15)
     return float(np.sign(B) * np.tanh(x))
