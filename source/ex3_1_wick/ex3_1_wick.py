@@ -252,16 +252,14 @@ def check_gaussian_moment_monte_carlo():
     assert err < 5 * products.std() / np.sqrt(len(products)), "Wick and Monte Carlo disagree"
 
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) `pair_partitions` against a brute-force
+# %% tags=["solution"]
+# Independent checks. (i) `pair_partitions` against a brute-force
 # enumeration by a different algorithm: all $p!$ permutations of the positions, cut into
 # consecutive pairs, canonicalized and deduplicated (the sets must coincide, and the
 # count equal $(p-1)!!$); (ii) `gaussian_moment` against the definition (3.13) itself: the
 # mixed partial derivatives of $e^{\frac12 J\cdot KJ}$ at $J=0$, computed by nested
 # automatic differentiation in torch; (iii) `gaussian_moment` against Monte Carlo
 # averages, in units of the standard error.
-
-# %% tags=["solution"]
 import time
 
 import torch
@@ -521,16 +519,14 @@ def check_gaussian_cumulants_vanish():
 # *Rubric:* Gaussian cumulants vanish, with a reason (1); $\kappa_4$ vs central moment (1);
 # $N^{1-p/2}$ scaling with additivity and homogeneity (1).
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (iv) `moments_to_cumulants` against the other
+# %% tags=["solution"]
+# Independent checks. (iv) `moments_to_cumulants` against the other
 # definition of the cumulants, derivatives of the cumulant generating function
 # $\log\mathbb E\,e^{J\cdot X}$ at $J=0$, by nested autograd, for a discrete non-Gaussian
 # distribution whose moments are computed exactly; (v) the inverse map: feeding the
 # cumulants back into (3.15) (sum over set partitions of products of cumulants,
 # implemented independently) must reproduce the moments; (vi) sample cumulants of the
 # Rademacher sum against the exact $\kappa_4=-2/N$.
-
-# %% tags=["solution"]
 # (iv) joint cumulants = mixed derivatives of log E exp(J.X), for a discrete distribution
 rng = np.random.default_rng(77)
 p = 5
