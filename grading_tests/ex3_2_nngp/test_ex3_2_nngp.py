@@ -240,6 +240,27 @@ def test_stochastic_kernel_variance_other_inputs(student):
             f"expected three finite sample variances >= 0 at M = 2, N = {N}"
 
 
+# False-fail budget 1e-4 (any stream, any course seed): at the documented minimum M = 2 the sample variance
+# (ddof = 1) is s^2 = (K_1 - K_2)^2 / 2, unbiased, with Var(s^2) = Var(K)^2 (kurt_N + 1) / 2, kurt_N the
+# exact kurtosis of the width-N kernel (_stochastic_kernel_exact: kurt_N + 1 = factor^2 + 2). The mean of
+# R = 1000 independent calls is checked at z = 5 of its exact standard errors, for each of the 3 entries.
+# One call's s^2 has skewness 2.1-2.9 (400000 reference draws), so the mean of 1000 has skewness < 0.1;
+# the Edgeworth-corrected normal tail at 5 is below 1.1e-6 per entry (400 blocks of 1000 reference
+# draws: standard deviation of z 0.97-1.07, max |z| 3.4): P(fail) < 4e-6. A ddof = 0 variance is half
+# as large at M = 2, 10 standard errors off.
+@points(1)
+def test_stochastic_kernel_variance_minimum_sample(student):
+    "stochastic_kernel_variance at the smallest number of initializations, M = 2 (statistical, many calls)"
+    rng = rng_for("stochastic_kernel_variance_minimum_sample")
+    x, x2 = ref.exercise_inputs()
+    N, R = 2, 1000
+    _, var_exact, fac = ref._stochastic_kernel_exact(x, x2, N)
+    v = np.mean([np.asarray(student.stochastic_kernel_variance(N, 2, int(rng.integers(2**31))), dtype=float)
+                 for _ in range(R)], axis=0)
+    assert_close(v, var_exact, rtol=5 * np.sqrt((fac**2 + 2) / (2 * R)), atol=0,
+                 name="mean of the M = 2 sample variances over 1000 calls (5 standard errors)")
+
+
 # False-fail budget 1e-4 (any stream, any course seed): Var K = Var(phi phi') / N exactly, so the expected
 # slope is -1 up to the small bias of log(sample variance) (< 0.001). Each log variance over M = 2000 has
 # standard deviation sqrt((kappa_N - 1) / M), 0.026-0.035 at the exercise's inputs (exact kurtosis), so

@@ -8,7 +8,7 @@ from scipy import special
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'d': 8, 'norm_x': 2.57, 'norm_x2': 1.35, 'dot': 1.249}
 
 
@@ -163,6 +163,9 @@ def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
         sigma_w: float > 0, the weight variance (default 1, as in Ex 3.2).
     Returns:
         np.ndarray of shape (M, 2): row k is (f_k(x), f_k(x2)) for the k-th network.
+    Memory: all M first layers at once are an (M, N, d) array of 8 M N d bytes, 1.9 GB at the
+    lab's FULL = True (M = 1e5, N = 300, d = 8): draw them in blocks of networks, or draw the
+    (M, N, 2) Gaussian preactivations directly. (Any correct random stream is accepted.)
     """
     rng = np.random.default_rng(rng)
     x, x2 = np.asarray(x, dtype=float), np.asarray(x2, dtype=float)

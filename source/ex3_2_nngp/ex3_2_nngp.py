@@ -221,15 +221,6 @@ def check_kernels_monte_carlo():
 # *Rubric:* Price's theorem or an equivalent route (1); erf integral with the correct
 # determinant (1); ReLU with the orthant probability and the boundary value (1).
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) `erf_kernel` against two-dimensional
-# Gauss–Hermite quadrature (`numpy.polynomial.hermite_e`, probabilists' weight
-# $e^{-z^2/2}$, on $u=L_{11}z_1$, $v=L_{21}z_1+L_{22}z_2$ with $\Sigma=LL^T$); (ii) `relu_kernel`
-# against a one-dimensional `scipy.integrate.quad` after integrating one Gaussian
-# analytically ($\mathbb E[(a+s\xi)^+]=a\Phi(a/s)+s\varphi(a/s)$) and against the same
-# Gauss–Hermite rule, whose slow convergence on the kink of ReLU is printed; (iii) both
-# against Monte Carlo in units of the standard error.
-
 # %% tags=["reference"]
 from functools import lru_cache
 from numpy.polynomial.hermite_e import hermegauss
@@ -275,6 +266,13 @@ def _stochastic_kernel_exact(x, x2, N, sigma_w=1.0):
 
 
 # %% tags=["solution"]
+# Independent checks. (i) `erf_kernel` against two-dimensional
+# Gauss–Hermite quadrature (`numpy.polynomial.hermite_e`, probabilists' weight
+# $e^{-z^2/2}$, on $u=L_{11}z_1$, $v=L_{21}z_1+L_{22}z_2$ with $\Sigma=LL^T$); (ii) `relu_kernel`
+# against a one-dimensional `scipy.integrate.quad` after integrating one Gaussian
+# analytically ($\mathbb E[(a+s\xi)^+]=a\Phi(a/s)+s\varphi(a/s)$) and against the same
+# Gauss–Hermite rule, whose slow convergence on the kink of ReLU is printed; (iii) both
+# against Monte Carlo in units of the standard error.
 from scipy import integrate, stats
 
 rng = np.random.default_rng(11)
@@ -389,6 +387,22 @@ def check_nngp_kernel_structure():
 
 
 @check
+def check_nngp_kernel_bias_at_every_layer():
+    "depth 2 is the one-layer map applied twice, with sigma_b added at every layer; a zero input stays zero (ReLU, no bias)"
+    X = np.random.default_rng(6).normal(size=(3, 4))
+    K = 0.7 * X @ X.T / 4 + 0.3
+    for _ in range(2):
+        d = np.diag(K)
+        K = np.asarray(relu_kernel(d[:, None], d[None, :], K, 0.7)) + 0.3
+    assert np.allclose(nngp_kernel(X, 2, "relu", 0.7, 0.3), K), \
+        "K <- sigma_w F(K) + sigma_b at every layer, the first one included (sigma_w = 0.7, sigma_b = 0.3)"
+    X[1] = 0.0
+    K = np.asarray(nngp_kernel(X, 3, "relu", 2.0, 0.0))
+    assert np.all(np.isfinite(K)) and np.allclose(K[1], 0) and np.allclose(K[:, 1], 0), \
+        "an input x = 0 has zero preactivation variance: its row and column are 0 at every depth (not nan)"
+
+
+@check
 def check_relu_he_preserves_norms():
     "ReLU at sigma_w = 2, sigma_b = 0 (He): the diagonal |x|^2 / d survives any depth"
     X = np.random.default_rng(5).normal(size=(4, 3))
@@ -426,16 +440,14 @@ axes[0].legend(fontsize=7)
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# *Independent check (solution notebook).* (iv) `nngp_kernel` against *actual* deep
+# %% tags=["solution"]
+# Independent check. (iv) `nngp_kernel` against *actual* deep
 # networks: sample a few networks of width $N=2000$ with biases, propagate the inputs, and
 # compare the empirical last-layer kernel $\sigma_w\phi(z^{(L)})\cdot\phi(z^{(L)}{}')/N+\sigma_b$
 # (averaged over 4 networks) with the recursion: the difference must be $O(N^{-1/2})$;
 # (v) the same recursion with the Gaussian expectations done by 2-d Gauss–Hermite
 # quadrature instead of the closed forms (erf); (vi) positive semidefiniteness over many
 # random configurations.
-
-# %% tags=["solution"]
 def empirical_deep_kernel(X, depth, phi, sigma_w, sigma_b, N, rng):
     n, d = X.shape
     z = X @ rng.normal(0, np.sqrt(sigma_w), (d, N)) / np.sqrt(d) + rng.normal(0, np.sqrt(sigma_b), N)
@@ -496,8 +508,15 @@ print("(vi)  smallest eigenvalue over 100 random Gram matrices > -1e-10 (PSD up 
 #
 # **Tasks.** Implement `sample_network_outputs` (the ensemble of networks) and
 # `stochastic_kernel_variance` (the variance of $K^{(2)}$ across initializations). Vectorize
-# over the ensemble: one array of shape $(M,N,d)$ (or $(M,N)$ preactivations) per call, no
-# Python loop over $M$.
+# over the ensemble: no Python loop over single networks.
+#
+# *Mind the memory.* An array of first-layer weights of shape $(M,N,d)$ takes $8MNd$ bytes:
+# 19 MB in the hidden tests, but **1.9 GB** in the lab below with `FULL = True`
+# ($M=10^5$, $N=300$, $d=8$), more than a laptop may spare. Two correct routes avoid it: draw
+# the weights in blocks of networks (say $10^4$ at a time) and concatenate the outputs, or draw
+# only the two preactivations per neuron, $(a_i\cdot x,\,a_i\cdot x')/\sqrt d$, which are jointly
+# Gaussian with covariance $rac{\sigma_w}{d}egin{pmatrix}|x|^2&x\cdot x'\x\cdot x'&|x'|^2\end{pmatrix}$:
+# an $(M,N,2)$ array, 480 MB at `FULL`, or blocks of it.
 
 # %% tags=["graded"]
 def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
@@ -514,6 +533,9 @@ def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
         sigma_w: float > 0, the weight variance (default 1, as in Ex 3.2).
     Returns:
         np.ndarray of shape (M, 2): row k is (f_k(x), f_k(x2)) for the k-th network.
+    Memory: all M first layers at once are an (M, N, d) array of 8 M N d bytes, 1.9 GB at the
+    lab's FULL = True (M = 1e5, N = 300, d = 8): draw them in blocks of networks, or draw the
+    (M, N, 2) Gaussian preactivations directly. (Any correct random stream is accepted.)
     """
     rng = np.random.default_rng(rng)
     x, x2 = np.asarray(x, dtype=float), np.asarray(x2, dtype=float)
@@ -569,6 +591,23 @@ def check_sample_network_outputs():
 
 
 @check
+def check_sample_network_outputs_sigma_w_and_zero_input():
+    "sigma_w is a variance of every weight; a zero input gives f = 0 (no biases); one neuron, one network"
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=5)
+    f = np.asarray(sample_network_outputs(x, np.zeros(5), 3, 20_000, np.random.default_rng(2), sigma_w=2.0))
+    assert np.all(f[:, 1] == 0), "f(0) = 0 for every network: erf(0) = 0 and there are no biases"
+    K11, _, _ = first_layer_kernel(x, x, 2.0)
+    pair = f[:, 0] ** 2
+    assert abs(pair.mean() - erf_kernel(K11, K11, K11, 2.0)) < 5 * pair.std() / np.sqrt(len(pair)), \
+        "with sigma_w = 2, E f(x)^2 = erf_kernel(K11, K11, K11, 2) with K11 = 2 |x|^2 / d"
+    assert np.shape(sample_network_outputs(x, x, 1, 1, 3)) == (1, 2), "N = M = 1 gives shape (1, 2)"
+    f1 = np.asarray(sample_network_outputs(0.3 * x, x, 1, 20_000, 4))[:, 0]
+    assert np.mean(f1**4) / np.mean(f1**2) ** 2 > 4.5, \
+        "at width N = 1, f = c erf(z) is far from Gaussian (E f^4 / (E f^2)^2 is 3 for a Gaussian): sample networks"
+
+
+@check
 def check_stochastic_kernel_variance():
     "three nonnegative variances, shrinking roughly like 1/N"
     v4 = np.asarray(stochastic_kernel_variance(4, 4000, 0))
@@ -578,13 +617,24 @@ def check_stochastic_kernel_variance():
     assert np.all((ratio > 10) & (ratio < 25)), f"Var(N=4)/Var(N=64) should be about 16, got {ratio}"
 
 
+@check
+def check_stochastic_kernel_variance_two_initializations():
+    "M = 2 (the smallest sample): the sample variance (ddof = 1) is unbiased, so its mean over many calls matches M = 20000"
+    x, x2 = np.array([1.0, 0.5, -1.0, 2.0]), np.array([0.3, -1.5, 0.8, 0.0])
+    small = np.mean([stochastic_kernel_variance(2, 2, s, x, x2) for s in range(1000)], axis=0)
+    large = np.asarray(stochastic_kernel_variance(2, 20_000, np.random.default_rng(1), x, x2))
+    assert np.all(np.abs(small / large - 1) < 0.25), \
+        f"at M = 2 the variances average to {small / large} of the M = 20000 ones: divide by M - 1 (ddof = 1)"
+
+
 # %% [markdown]
 # **(a)** Histograms of $f(x)$ at $N=3,30,300$ against the Gaussian density with variance
 # $\bar K^{(2)}(x,x)$ (3.32). The figure also prints the excess kurtosis
 # $\kappa_4/\kappa_2^2$ of each sample: at one hidden layer it is exactly
 # $3\,\mathrm{Var}(\phi(u)^2)/(N\,\mathbb E[\phi(u)^2]^2)$, a $1/N$ effect.
 #
-# Set `FULL = True` for $M=10^5$ networks (slower).
+# Set `FULL = True` for $M=10^5$ networks (slower; see *Mind the memory* above: an implementation
+# that holds all the $(M,N,d)$ weights at once needs 1.9 GB there).
 
 # %% tags=["figure"]
 FULL = False
@@ -644,9 +694,7 @@ if samples:
 
 # %% [markdown]
 # **(c)** The variance of the stochastic kernel against the width, with a least-squares fit
-# of $\log\mathrm{Var}$ against $\log N$ (slope $-1$ expected) and the exact prediction
-# (V), whose $\mathrm{Var}(\mathrm{erf}(u)\mathrm{erf}(v))$ is computed by quadrature in the
-# solution notebook.
+# of $\log\mathrm{Var}$ against $\log N$ (slope $-1$ expected).
 
 # %% tags=["figure"]
 Ns_var = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256])
@@ -664,15 +712,13 @@ try:
 except NotImplementedError:
     print("stochastic_kernel_variance is not implemented yet")
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (vii) The sample covariances of part (b), in
+# %% tags=["solution"]
+# Independent checks. (vii) The sample covariances of part (b), in
 # units of their standard errors, at every width (the covariance is exactly $\bar K^{(2)}$ at
 # *any* $N$); (viii) $N\cdot\mathrm{Var}\,K^{(2)}$ against $\sigma_w^2\,\mathrm{Var}(\mathrm{erf}(u)\mathrm{erf}(v))$
 # from 2-d Gauss–Hermite quadrature (V), in units of the standard error of a sample
 # variance; (ix) the fourth moment of $f(x)$ against its exact finite-$N$ value
 # $3\,\mathbb E[(K^{(2)})^2] = 3\big(\bar K^2+\mathrm{Var}\,K^{(2)}\big)$.
-
-# %% tags=["solution"]
 for N in widths:
     f = samples[N]
     for (i, j), t in zip([(0, 0), (1, 1), (0, 1)], [Kbar[0, 0], Kbar[1, 1], Kbar[0, 1]]):
@@ -965,6 +1011,27 @@ def test_stochastic_kernel_variance_other_inputs(student):
             f"expected three finite sample variances >= 0 at M = 2, N = {N}"
 
 
+# False-fail budget 1e-4 (any stream, any course seed): at the documented minimum M = 2 the sample variance
+# (ddof = 1) is s^2 = (K_1 - K_2)^2 / 2, unbiased, with Var(s^2) = Var(K)^2 (kurt_N + 1) / 2, kurt_N the
+# exact kurtosis of the width-N kernel (_stochastic_kernel_exact: kurt_N + 1 = factor^2 + 2). The mean of
+# R = 1000 independent calls is checked at z = 5 of its exact standard errors, for each of the 3 entries.
+# One call's s^2 has skewness 2.1-2.9 (400000 reference draws), so the mean of 1000 has skewness < 0.1;
+# the Edgeworth-corrected normal tail at 5 is below 1.1e-6 per entry (400 blocks of 1000 reference
+# draws: standard deviation of z 0.97-1.07, max |z| 3.4): P(fail) < 4e-6. A ddof = 0 variance is half
+# as large at M = 2, 10 standard errors off.
+@points(1)
+def test_stochastic_kernel_variance_minimum_sample(student):
+    "stochastic_kernel_variance at the smallest number of initializations, M = 2 (statistical, many calls)"
+    rng = rng_for("stochastic_kernel_variance_minimum_sample")
+    x, x2 = ref.exercise_inputs()
+    N, R = 2, 1000
+    _, var_exact, fac = ref._stochastic_kernel_exact(x, x2, N)
+    v = np.mean([np.asarray(student.stochastic_kernel_variance(N, 2, int(rng.integers(2**31))), dtype=float)
+                 for _ in range(R)], axis=0)
+    assert_close(v, var_exact, rtol=5 * np.sqrt((fac**2 + 2) / (2 * R)), atol=0,
+                 name="mean of the M = 2 sample variances over 1000 calls (5 standard errors)")
+
+
 # False-fail budget 1e-4 (any stream, any course seed): Var K = Var(phi phi') / N exactly, so the expected
 # slope is -1 up to the small bias of log(sample variance) (< 0.001). Each log variance over M = 2000 has
 # standard deviation sqrt((kappa_N - 1) / M), 0.026-0.035 at the exercise's inputs (exact kurtosis), so
@@ -1139,6 +1206,23 @@ def stochastic_kernel_variance(N, M, rng, x=None, x2=None):
         x, x2 = exercise_inputs()
     f = sample_network_outputs(x, x2, N, M, rng)
     return np.array([np.var(f[:, 0] ** 2, ddof=1), np.var(f[:, 1] ** 2, ddof=1), np.var(f[:, 0] * f[:, 1], ddof=1)])
+
+
+# %% tags=["wrong"]
+# wrong: the variance over the M initializations with ddof = 0 (divides by M, biased low by (M - 1)/M)
+# hint: stochastic_kernel_variance returns *sample* variances over the M initializations: divide by M − 1
+#   (ddof = 1), not by M; with ddof = 0 they are (M − 1)/M of the variance, half of it at M = 2 (Ex 3.2(c)).
+def stochastic_kernel_variance(N, M, rng, x=None, x2=None):
+    rng = np.random.default_rng(rng)
+    if x is None or x2 is None:
+        x, x2 = exercise_inputs()
+    x, x2 = np.asarray(x, dtype=float), np.asarray(x2, dtype=float)
+    d = x.shape[0]
+    a = rng.standard_normal((M, N, d))
+    h = special.erf(a @ np.stack([x, x2], axis=1) / np.sqrt(d))
+    K = np.stack([np.mean(h[..., 0] ** 2, axis=1), np.mean(h[..., 1] ** 2, axis=1),
+                  np.mean(h[..., 0] * h[..., 1], axis=1)], axis=1)
+    return K.var(axis=0)
 
 
 # %% tags=["alternative"]
