@@ -10,7 +10,7 @@ from scipy import special
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'pairs': [[6, 32], [58, 64], [31, 16]], 'kappa_width': 20, 'seed': 7759}
 
 

@@ -175,6 +175,9 @@ def check_dln_mean_norm():
         F = np.asarray(dln_outputs(L, N, 40_000, 2))
         rF = (F**2).sum(axis=1)
         assert abs(rF.mean() - 1) < 5 * rF.std() / np.sqrt(rF.size), "dln_outputs: mean |f|^2 should be 1"
+    r = np.asarray(dln_output_norms(0, 4, 40_000, 3))
+    assert abs(np.var(r) / 0.5 - 1) < 0.1, \
+        "L = 0: |f|^2 is exactly chi^2_N / N, of variance 2/N = 0.5 at N = 4 (sample the exact law, not (4))"
 
 
 # %% [markdown]
@@ -260,11 +263,12 @@ except NotImplementedError:
     plt.close(fig)
     print("dln_output_norms or lognormal_prediction is not implemented yet")
 
+# %% [markdown]
+# **Written question.** At $L/N=2$, what is the median of $|f|^2$, what is its mean, and what
+# fraction of networks have $|f|^2$ above the mean? What does that mean for training a deep
+# network initialized this way?
+
 # %% [markdown] tags=["answer"] points=3
-# *(Question: at $L/N=2$, what is the median of $|f|^2$, what is its mean, and what
-# fraction of networks have $|f|^2$ above the mean? What does that mean for training a
-# deep network initialized this way?)*
-#
 # **Model answer.** By (4), $\log|f|^2\approx\mathcal N(-2,4)$: the median is
 # $e^{-2}\approx0.14$, while the mean is exactly $\mathbb E|f|^2=1$ (eq. 2; the log-normal
 # gives $e^{\mu+\sigma^2/2}=e^{-2+2}=1$ too). The fraction above the mean is
@@ -419,11 +423,12 @@ try:
 except NotImplementedError:
     print("dln_outputs, kappa4_ratio_estimate or kappa4_ratio_exact is not implemented yet")
 
+# %% [markdown]
+# **Written question.** Derive (5) from the recursion $G_\ell=G_{\ell-1}X_\ell$. Then explain
+# in one or two sentences why it is $L/N$, not $L$ or $N$ separately, that controls
+# non-Gaussianity.
+
 # %% [markdown] tags=["answer"] points=3
-# *(Question: derive (5) from the recursion $G_\ell = G_{\ell-1}X_\ell$. Then explain in
-# one or two sentences why it is $L/N$, not $L$ or $N$ separately, that controls
-# non-Gaussianity.)*
-#
 # **Model answer.** $G_\ell := |z^{(\ell)}|^2/N$ obeys $G_\ell=G_{\ell-1}X_\ell$ with $X_\ell$
 # independent of $G_{\ell-1}$, $\mathbb EX=1$, $\mathbb EX^2=1+2/N$. Hence $\mathbb EG_\ell=\mathbb
 # EG_{\ell-1}$ and $\mathbb EG_\ell^2=(1+\frac2N)\mathbb EG_{\ell-1}^2$, starting from the
@@ -507,6 +512,10 @@ def check_depth_to_width_table():
     assert list(np.asarray(out["in_window"], dtype=bool)) == [True, True, True], "the window includes its endpoints"
     assert not np.asarray(depth_to_width_table(rows, window=(0.0085, 0.0095))["in_window"], dtype=bool).any(), \
         "with the window (0.0085, 0.0095) no model is inside"
+    one = depth_to_width_table([{"family": "C", "model": "c1", "n_layers": 48, "d_model": 1600, "params": 1.5}])
+    assert np.allclose(one["L_over_N"], [0.03]) and np.allclose(one["by_family"]["C"], (0.03, 0.03)), \
+        "one model: its family's range is its own ratio (other keys are ignored)"
+    assert not np.asarray(one["in_window"], dtype=bool).any(), "0.03 is outside the default window"
 
 
 # %% tags=["figure"]
@@ -543,11 +552,13 @@ except NotImplementedError:
 except FileNotFoundError:
     print("model_configs.csv is not in the working directory; download it with the notebook")
 
+# %% [markdown]
+# **Written question (Exercise 3.3).** From the table and figure above: how much does $L/N$ vary
+# across families, across sizes within a family, and across the years? Is everyone training in
+# the "controlled correlations" window? And is the DLN estimate $\kappa_4/\kappa_2^2\approx2L/N$
+# a fair description of a transformer?
+
 # %% [markdown] tags=["answer"] points=4
-# *(Exercise 3.3: How much does $L/N$ vary across families, across sizes within a family,
-# and across the years? Is everyone training in the "controlled correlations" window? And
-# is the DLN estimate $\kappa_4/\kappa_2^2\approx2L/N$ a fair description of a transformer?)*
-#
 # **Model answer.** (Numbers from the table above.) All 35 models have $L/N$ between
 # $0.0070$ (Pythia-12B, $36/5120$) and $0.030$ (GPT-2 XL, $48/1600$): a spread of about a
 # factor of 4, and always $L/N\ll1$; no one is anywhere near $L/N\sim1$.
@@ -582,8 +593,8 @@ except FileNotFoundError:
 # GPT-2 as the exception (1 pt); small-vs-large and year discussion, window holds for large
 # models only (1 pt); caveat on what the DLN number means for a transformer (1 pt).
 
-# %% [markdown]
-# ## Independent cross-checks (solution notebook)
+# %% tags=["solution"]
+# Independent cross-checks
 #
 # 1. `dln_outputs` / `dln_output_norms` (conditional-Gaussian sampling of the norms) against
 #    **explicit products of Gaussian matrices** (two-sample Kolmogorov–Smirnov tests on
@@ -600,8 +611,6 @@ except FileNotFoundError:
 # 5. The shipped table: every row is re-read with the `csv` module independently of
 #    `load_model_configs`, ratios recomputed with exact fractions, and the family ranges by
 #    `itertools.groupby`.
-
-# %% tags=["solution"]
 # 1. conditional-Gaussian sampling vs explicit matrix products (KS tests) and exact moments
 from scipy import stats
 
@@ -995,6 +1004,18 @@ def kappa4_ratio_estimate(F):
 def kappa4_ratio_estimate(F):
     F2 = np.asarray(F, dtype=float).ravel() ** 2
     return float(np.var(F2) / np.mean(F2) ** 2 - 2.0)
+
+
+# %% tags=["wrong"]
+# wrong: the pair average divided by K^2 instead of the K (K - 1) ordered pairs i != j
+# hint: kappa4_ratio_estimate averages F_mi² F_mj² over the K(K − 1) ordered pairs i ≠ j of a row: dividing
+#   their sum by K² biases κ̂4 by (K − 1)/K, most at the smallest K = 2 (Section 3.6, eq. (5)).
+def kappa4_ratio_estimate(F):
+    F2 = np.asarray(F, dtype=float) ** 2
+    M, K = F2.shape
+    k2 = F2.mean()
+    pair_mean = (F2.sum(axis=1) ** 2 - (F2**2).sum(axis=1)) / K**2
+    return float((pair_mean.mean() - k2**2) / k2**2)
 
 
 # %% tags=["wrong"]
