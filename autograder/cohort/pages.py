@@ -26,6 +26,7 @@ from autograder.cohort import markup
 from autograder.cohort.found import mistakes_found
 from autograder.cohort.handscores import HandScores
 from autograder.course.source import load
+from autograder.run import carry
 from autograder.run.grading import release_questions
 
 NBGRADER_PLACEHOLDERS = ("YOUR ANSWER HERE",)  # nbgrader's ClearSolutions.text_stub (its default)
@@ -248,6 +249,8 @@ def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) 
             credited = f"; credited, the error carried forward: {', '.join(g['credited'])}" if g["credited"] else ""
             lines.append(f"{k + 1}. {md_text(g['what'])} (tests: {md_text(', '.join(g['tests']))}{md_text(credited)})")
         lines.append("")
+    if any(t.get("carried_forward") for t in rec.get("tests") or []):
+        lines += [md_text(carry.RULE), ""]
     for t, msg in test_messages(rec):
         mark = "✅" if t["passed"] else "↪️" if t.get("carried_forward") else "❌"
         k = _group_of(groups, t)
@@ -255,6 +258,10 @@ def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) 
         lines.append(f"- {mark} **{md_text(t['name'])}** ({t['points']:g}/{t['max_points']:g}): {md_text(msg)}{see}")
         if t.get("carried_forward"):
             lines.append(f"  - *{md_text(t['carried_forward'])}*")
+    if rec.get("functions"):
+        lines += ["", "By function (points the release gives it; points lost here):", ""]
+        lines += [f"- {md_text(str(row['function']))}: {_pts(row['max_points'])}"
+                  + (f", lost {_pts(row['lost'])}" if float(row.get("lost") or 0) else "") for row in rec["functions"]]
     if notes(rec) and rec.get("errors"):
         lines += ["", "Notes from the grader:"] + [f"- {md_text(e)}" for e in dict.fromkeys(rec["errors"])]
     if w["items"]:
@@ -314,8 +321,17 @@ def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> s
             for k, g in enumerate(groups))
         parts.append(f"<h2>What went wrong</h2><p>Each mistake once, with the tests it explains.</p><ol>{items}</ol>")
     if rows:
-        parts.append("<h2>Tests</h2><table><thead><tr><th>test</th><th class='num'>points</th><th>what was checked"
+        carried = any(t.get("carried_forward") for t in rec.get("tests") or [])
+        parts.append("<h2>Tests</h2>" + (f"<p>{e(carry.RULE)}</p>" if carried else "")
+                     + "<table><thead><tr><th>test</th><th class='num'>points</th><th>what was checked"
                      f"</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    if rec.get("functions"):
+        cells = "".join(f"<tr class='{'bad' if float(row.get('lost') or 0) else 'ok'}'><td>{e(str(row['function']))}</td>"
+                        f"<td class='num'>{_pts(row['max_points'])}</td><td class='num'>{_pts(row.get('lost') or 0)}</td></tr>"
+                        for row in rec["functions"])
+        parts.append("<h2>By function</h2><p>The points the release gives each function, and the points lost here "
+                     "(a failing test counts against the function whose answer failed).</p><table><thead><tr><th>function"
+                     f"</th><th class='num'>points</th><th class='num'>lost</th></tr></thead><tbody>{cells}</tbody></table>")
     if note_items:
         parts.append(f"<h2>Notes from the grader</h2><ul>{note_items}</ul>")
     if w["items"]:

@@ -453,3 +453,26 @@ def describe(m: Measured) -> str:
             f"{m.max_score:g}; its functions {', '.join(sorted(m.cell.wrong))}: {m.advertised:g}; "
             f"{m.carried} carried" + (f", {m.delegated} reference values in re-runs" if m.cell.kind == "forge:recording"
                                       else "") + f"  [{m.cell.label[:70]}]")
+
+
+def carry_checks(assignment: str, log=print) -> list[tuple[bool, str]]:
+    """``pdl validate``'s lines: the forging variants gain nothing, and the recording variants find no
+    reference value of a re-run in what the student sees."""
+    cells = forging_cells(assignment)
+    if not cells:
+        return [(True, "error carried forward: no graded function calls another (nothing to forge)")]
+    src = load(assignment)
+    reference, points = module_text(src), graded_points(src)
+    baseline = Baseline(assignment, reference)
+    measured = [measure(assignment, cell, reference, points, baseline) for cell in cells]
+    for m in measured:
+        if m.forged or m.shown or (m.cell.kind == "forge:recording" and not m.delegated):
+            log(f"        {describe(m)}")
+    forged = sum(m.forged for m in measured)
+    shown = sum(len(m.shown) for m in measured)
+    recording = [m for m in measured if m.cell.kind == "forge:recording"]
+    return [(forged == 0, f"error carried forward cannot be forged: {len(measured) - len(recording)} forging "
+                          f"variants (stateful, arguments, replay) gain {forged:g} points from it"),
+            (shown == 0 and all(m.delegated for m in recording),
+             f"error carried forward leaks nothing: reference values of its re-runs shown in feedback: {shown}"
+             + ("" if all(m.delegated for m in recording) else " (but no re-run received any: not checked)"))]

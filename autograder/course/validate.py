@@ -13,6 +13,8 @@ For each assignment:
   ``pdl grade`` on the solution and on the half-stubbed notebook;
 * public checks pass on the reference; hidden tests whose inputs are computed from a reference
   result carry ``@pytest.mark.reference_input`` (``autograder.course.refinputs``);
+* error carried forward (``carry_quality.carry_checks``): the forging variants generated from the
+  reference gain nothing from it, and no reference value of its re-runs shows in feedback;
 * tests of the tests, with the diagnosis (``mistake_checks``): every ``wrong`` cell has a hint,
   loses points and is named by its hint; every ``rewrite`` loses points and is named by the
   hint of its wrong cell; every ``alternative`` scores full marks; no diagnosis shows a value
@@ -46,6 +48,7 @@ from autograder.course.generate import (
     solution_notebook_fresh,
     tests_text,
 )
+from autograder.course.carry_quality import carry_checks
 from autograder.course.inprocess import Baseline, grade_code, reference_values
 from autograder.course.mutate import mutation_run, variant_cells
 from autograder.course.refinputs import reference_dependent_tests
@@ -252,6 +255,8 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
         line(0 <= scores["partial"][0] < full, f"half-stubbed notebook scores {scores['partial'][0]:g}/{full:g}")
         src = load(assignment)
         for good, text in mistake_checks(assignment, module_text(src), full, log):
+            line(good, text)
+        for good, text in carry_checks(assignment, log):
             line(good, text)
         if mutants:
             run = mutation_run(assignment, sample=mutants)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from autograder.run.carry import RULE
+
 
 def results(report: dict) -> dict:
     """Gradescope's results.json from a pdl report (``GradeReport.to_dict()``).
@@ -39,6 +41,13 @@ def results(report: dict) -> dict:
         tests.append({"name": t["name"], "score": t["points"], "max_score": t["max_points"],
                       "status": "passed" if t.get("passed") else "failed",
                       "output": output, "visibility": "after_published"})
+    if report.get("functions"):
+        rows = [f"{row['function']}: {row['max_points']:g} points" + (f", lost {row['lost']:g}" if row.get("lost") else "")
+                for row in report["functions"]]
+        if any(t.get("carried_forward") for t in report.get("tests", [])):
+            rows += ["", RULE]
+        tests.append({"name": "By function (points the release gives it; points lost here)",
+                      "visibility": "after_published", "output": "\n".join(rows)})
     written = report.get("manual") or []
     summary = (f"Hidden tests: {len(report.get('tests', []))} tests worth {report.get('max_score', 0):g} "
                "points; their results appear when grades are published.")

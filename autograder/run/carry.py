@@ -53,6 +53,7 @@ MAX_EVALUATIONS = 40     # fresh copies of the notebook per submission
 GRADE_BUDGET_S = 120.0   # seconds of re-runs per submission
 TEST_LIMIT_S = 45.0      # one re-run (a fresh copy's start and notebook included)
 BROKEN = ("timeout", "crashed", "refused")  # a copy that did this costs no more re-runs
+ROUNDS = 10              # passes over the failures until the credits are stable
 MAX_DELEGATED = 50_000   # calls of replaced functions answered by the reference in one re-run
 NOTEBOOK_FACTOR = 3.0    # a fresh copy's notebook run may take this many times the first run's
 MIN_NOTEBOOK_S = 20.0    # (and at least this long)
@@ -63,6 +64,13 @@ def enabled() -> bool:
     if value is not None:
         return value.strip().lower() not in ("0", "false", "no", "off")
     return bool(getattr(course_config, "CARRY_FORWARD", True))
+
+
+# What the feedback says about the rule, once, wherever a test was credited.
+RULE = ("Error carried forward: a test that failed only because of another function that lost points in "
+        "its own tests keeps its points (each mistake is charged once). It is decided by re-running the test "
+        "on a fresh copy of your notebook with that function replaced by a correct one: it must pass then, "
+        "and still fail with nothing replaced.")
 
 
 def note(names) -> str:
@@ -242,8 +250,9 @@ def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Out
     carried: dict[str, list[str]] = {}
     broken = []  # a copy hung or crashed: like a function that hung in a direct test, it is not tried again
 
-    def charged() -> set[str]:
-        return {f.culprit for f in failures if f.test not in carried and f.culprit}
+    def charged(skip: str = "") -> set[str]:
+        """The functions that lost points in a failure not credited (other than ``skip``'s)."""
+        return {f.culprit for f in failures if f.test not in carried and f.test != skip and f.culprit}
 
     def attempt(f: Failure, substitute: frozenset) -> Outcome | None:
         key = (f.test, substitute)
@@ -258,12 +267,12 @@ def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Out
     # functions that call few others first: an upstream function's own failures are settled (carried
     # from further up, or charged) before the tests of the functions that call it are tried
     order = sorted(failures, key=lambda f: (len(f.reaches) if f.reaches is not None else 1 << 20, -f.points, f.test))
-    for _ in range(4):
+    for _ in range(ROUNDS):  # each round settles about one more level of calls
         changed = False
         for f in order:
             if f.test in carried or f.hopeless:
                 continue
-            substitute = frozenset(charged() - {f.owner})
+            substitute = frozenset(charged(f.test) - {f.owner})
             if not substitute or (f.reaches is not None and not substitute & f.reaches):
                 continue
             out = attempt(f, substitute)

@@ -861,6 +861,13 @@ def format_report(report: GradeReport) -> str:
                 lines.append(f"        {t.carried_forward}")
             if t.diagnosis:
                 lines.append(f"        hint: {t.diagnosis}")
+    if any(t.carried_forward for t in report.tests):
+        lines += ["", f"  {carry.RULE}"]
+    if report.functions:
+        lines += ["", "  by function (the points the release gives it; the points lost here, charged to the "
+                      "function whose answer failed):"]
+        lines += [f"    {row['function']:<{width}}  {row['max_points']:g}" + (f"  lost {row['lost']:g}" if row["lost"] else "")
+                  for row in report.functions]
     if report.errors:
         lines.append("")
         lines += [f"  note: {e}" for e in report.errors]
