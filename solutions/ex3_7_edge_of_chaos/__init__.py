@@ -8,7 +8,7 @@ from scipy import integrate, optimize, special
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'sigma_b_values': [0.025, 0.228, 0.581]}
 
 

@@ -218,6 +218,12 @@ def check_variance_map():
     assert np.isclose(variance_map(0.0, 2.0, 0.1, "tanh"), 0.1), "V(0) = sigma_b"
     small = 1e-6
     assert np.isclose(variance_map(small, 1.3, 0.0, "tanh") / small, 1.3, rtol=1e-4), "V(q) ~ sigma_w q near 0 for tanh"
+    from scipy import integrate
+    gauss = lambda f: integrate.quad(lambda z: f(z) * np.exp(-z * z / 2) / np.sqrt(2 * np.pi), -np.inf, np.inf,
+                                     epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+    assert np.isclose(variance_map(10.0, 1.0, 0.0, "tanh"), gauss(lambda z: np.tanh(np.sqrt(10.0) * z) ** 2),
+                      rtol=1e-7), "the Gaussian expectation should be accurate to 1e-7 up to q = 10"
+    assert np.shape(variance_map(np.full((2, 3), 0.5), 1.0, 0.1, "tanh")) == (2, 3), "V has the shape of q"
 
 
 @check
@@ -231,6 +237,9 @@ def check_fixed_point_q():
     assert fixed_point_q(2.0, 0.0, "relu", q0=0.7) == 0.7
     assert abs(fixed_point_q(0.8, 0.0, "tanh")) < 1e-9, "ordered tanh without bias: q* = 0"
     assert fixed_point_q(1.5, 0.0, "tanh") > 0.1, "sigma_w > 1 without bias: q* > 0"
+    qs = fixed_point_q(15.0, 2.0, "erf", q0=3.0)
+    assert qs > 10 and np.isclose(variance_map(qs, 15.0, 2.0, "erf"), qs, rtol=1e-9), \
+        "q* can lie anywhere below sigma_w + sigma_b (here above 10)"
 
 
 # %% [markdown]
@@ -327,6 +336,9 @@ def check_correlation_depth():
     assert correlation_depth(2.0, 0.0, "relu") == np.inf
     assert np.isclose(correlation_depth(1.0, 0.0, "relu"), 1 / np.log(2))
     assert np.isclose(correlation_depth(3.0, 0.0, "relu"), 1 / np.log(1.5)), "positive in the chaotic phase too"
+    for sw, sb, act in [(1.2, 0.5, "tanh"), (3.5, 0.05, "tanh"), (3.0, 0.2, "erf")]:
+        assert np.isclose(correlation_depth(sw, sb, act), 1 / abs(np.log(chi1(sw, sb, act)))), \
+            f"xi = 1/|log chi_1| with the bias at the fixed point ({act}, sigma_w={sw}, sigma_b={sb})"
 
 
 # %% [markdown]
@@ -404,8 +416,8 @@ except NotImplementedError:
 # *Rubric:* Price's theorem (or the expansion) with the factor $q^*$ cancelling (1); the
 # per-layer factor for perturbations/gradients with the independence argument (1).
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) `variance_map` against `scipy.integrate.quad`
+# %% tags=["solution"]
+# Independent checks. (i) `variance_map` against `scipy.integrate.quad`
 # and Gauss–Hermite (moderate $q$) and Monte Carlo; the erf closed forms against quadrature.
 # (ii) `fixed_point_q` against plain iteration of the map. (iii) `chi1` against the
 # finite-difference slope of the correlation map (3.7.2) at $c=1$, by 2-d quadrature.
@@ -413,8 +425,6 @@ except NotImplementedError:
 # networks ($N=1000$). (v) `correlation_depth` against the decay (ordered) or growth
 # (chaotic) of $1-c^{(\ell)}$ along the iterated correlation map. (vi) ReLU at He
 # initialization: a wide random network keeps both $|z|^2$ and $|\delta z|^2$ on average.
-
-# %% tags=["solution"]
 rng = np.random.default_rng(12)
 
 
@@ -633,15 +643,13 @@ try:
 except NotImplementedError:
     print("implement the graded functions first")
 
-# %% [markdown]
-# *Independent check (solution notebook).* (vii) The critical line by a second route:
+# %% tags=["solution"]
+# Independent check. (vii) The critical line by a second route:
 # $\chi_1$ recomputed with `scipy.integrate.quad` and a fixed point found by bisection (no
 # code shared with the reference, which uses a trapezoidal rule and Brent's method) must
 # change sign within $\pm10^{-6}$ (relative) of `critical_sigma_w`, at this year's $\sigma_b$
 # values; (viii) the known value from Schoenholz et al.: at $\sigma_b=0.05$ the tanh critical
 # weight variance is $\approx1.76$.
-
-# %% tags=["solution"]
 def chi1_independent(sw, sb, phi):
     f2 = {"tanh": lambda u: np.tanh(u) ** 2, "erf": lambda u: special.erf(u) ** 2}[phi]
     d2 = {"tanh": lambda u: (1 / np.cosh(u)) ** 4, "erf": lambda u: 4 / np.pi * np.exp(-2 * u**2)}[phi]
