@@ -9,7 +9,7 @@ from scipy import special
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'activation': 'relu',
  'widths': [67, 214, 683, 2183, 6977, 22296],
  'eta_t': [0.068, 0.685, 6.847],

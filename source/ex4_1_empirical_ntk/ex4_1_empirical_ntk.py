@@ -238,6 +238,10 @@ def check_tangent_features_finite_differences():
     h = 1e-6
     J_fd = np.stack([(f_of(theta + h * e) - f_of(theta - h * e)) / (2 * h) for e in np.eye(theta.size)], axis=1)
     assert np.allclose(J, J_fd, atol=1e-8), "tangent features differ from finite differences (order of columns?)"
+    relu = {"a": np.array([[1.0, 0.0], [0.0, 2.0]]), "c": np.array([0.5, -1.0]), "activation": "relu"}
+    Jr = np.asarray(tangent_features(relu, np.array([[0.0, 1.0]])))
+    assert np.allclose(Jr[0, 2:4], 0.0), \
+        "ReLU unit 1 has pre-activation exactly 0 here: phi'(0) = 0 (ACTIVATIONS), so no gradient to its weights"
 
 
 @check
@@ -372,6 +376,33 @@ def check_autograd_matches_analytic():
     assert np.allclose(ntk_autograd(deep, X), Th, atol=1e-10), "the 'weights' format should give the same NTK"
 
 
+@check
+def check_autograd_deep_tanh_against_finite_differences():
+    "a deep tanh MLP (two hidden layers): ntk_autograd equals J J^T with J from central differences"
+    rng = np.random.default_rng(7)
+    Ws = [rng.normal(size=(3, 2)), rng.normal(size=(4, 3)), rng.normal(size=(1, 4))]
+    X = rng.normal(size=(2, 2))
+
+    def f(ws):
+        z = X @ ws[0].T / np.sqrt(2)
+        for W in ws[1:]:
+            z = np.tanh(z) @ W.T / np.sqrt(W.shape[1])
+        return z[:, 0]
+
+    cols, h = [], 1e-6
+    for k, W in enumerate(Ws):
+        for idx in np.ndindex(W.shape):
+            up = [w.copy() for w in Ws]
+            dn = [w.copy() for w in Ws]
+            up[k][idx] += h
+            dn[k][idx] -= h
+            cols.append((f(up) - f(dn)) / (2 * h))
+    J = np.array(cols).T
+    Th = np.asarray(ntk_autograd({"weights": Ws, "activation": "tanh"}, X))
+    assert Th.shape == (2, 2) and np.allclose(Th, J @ J.T, rtol=1e-6, atol=1e-9), \
+        "the NTK sums over the weights of every layer, with the fan-in factors 1/sqrt(N_(l-1))"
+
+
 # %% [markdown]
 # **Exercise 4.2 (How fast does the kernel move?).** Show that along gradient flow
 # $$
@@ -379,8 +410,7 @@ def check_autograd_matches_analytic():
 # \frac{\partial\mathcal L^{(f)}}{\partial f^\rho}+(\mu\leftrightarrow\nu),
 # $$
 # and use (3) to explain why, for network (1), the Hessian $\nabla^2_\theta f$ is
-# block-sparse with blocks of size $O(1/\sqrt N)$. (The solution notebook checks the formula
-# numerically with torch Hessians.)
+# block-sparse with blocks of size $O(1/\sqrt N)$.
 
 # %% [markdown] tags=["answer"] points=2
 # **Model answer.** $\Theta^{\mu\nu}=\sum_i\partial_if^\mu\partial_if^\nu$, so
@@ -476,11 +506,24 @@ def check_infinite_width_vs_wide_network():
     assert np.all(np.isfinite(infinite_width_ntk(ones, "relu"))), "parallel inputs give nan: clip rho"
 
 
+@check
+def check_infinite_width_sigma_w():
+    "sigma_w is the variance of both layers: ReLU's NTK scales like sigma_w; erf at sigma_w = 2 matches a wide network"
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(4, 3))
+    assert np.allclose(infinite_width_ntk(X, "relu", 2.0), 2.0 * np.asarray(infinite_width_ntk(X, "relu"))), \
+        "ReLU is homogeneous: both terms of (5) are proportional to sigma_w"
+    Th_inf = np.asarray(infinite_width_ntk(X, "erf", sigma_w=2.0))
+    Th_N = np.asarray(empirical_ntk(init_params(40_000, 3, "erf", rng, sigma_w=2.0), X))
+    assert np.max(np.abs(Th_N - Th_inf)) / np.max(np.abs(Th_inf)) < 0.05, "erf at sigma_w = 2: off the wide network"
+
+
+# %% [markdown]
+# **Written question.** Derive the four Gaussian expectations of section 4 (ReLU and erf).
+# *Hint:* Price's theorem, $\partial_{K_{12}}\mathbb E[g(u)h(u')]=\mathbb E[g'(u)h'(u')]$, reduces each
+# $\mathbb E[\phi\phi]$ to $\mathbb E[\phi'\phi']$ plus its value at $K_{12}=0$.
+
 # %% [markdown] tags=["answer"] points=4
-# *(Derive the four Gaussian expectations above. Hint: Price's theorem,
-# $\partial_{K_{12}}\mathbb E[g(u)h(u')]=\mathbb E[g'(u)h'(u')]$, reduces each $\mathbb E[\phi\phi]$ to
-# $\mathbb E[\phi'\phi']$ plus its value at $K_{12}=0$.)*
-#
 # **Model answer.** *Step expectations.* For ReLU, $\phi'(u)=\mathbf 1[u>0]$ and
 # $\mathbb E[\phi'\phi']=P(u>0,u'>0)$. Write $u=\sqrt{K_{11}}\,e\cdot g$, $u'=\sqrt{K_{22}}\,e'\cdot g$ with
 # $g\sim\mathcal N(0,I_2)$ and unit vectors at angle $\vartheta$; $g$ is isotropic, and the
@@ -612,11 +655,27 @@ def check_lazy_prediction_limits():
         "training residual should be expm(-eta t Theta) (f0 - y)"
 
 
-# %% [markdown] tags=["answer"] points=4
-# **Exercise 4.3.** Derive (7), and show that at $t\to\infty$ the trained network is an
+@check
+def check_lazy_prediction_test_points_and_singular_kernel():
+    "only eta t matters; test points that are training points follow them; a singular kernel is fine at finite t"
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(4, 2))                      # rank 2: a singular 4 x 4 kernel
+    Th = A @ A.T
+    f0, y = rng.normal(size=4), rng.normal(size=4)
+    train = np.asarray(lazy_prediction(Th, Th, f0, f0, y, 0.35, 2.6))
+    assert np.all(np.isfinite(train)), "a singular Theta_train is allowed at finite t (the filter tends to eta t)"
+    assert np.allclose(train - y, scipy.linalg.expm(-0.91 * Th) @ (f0 - y), atol=1e-10), \
+        "training residual should be expm(-eta t Theta) (f0 - y), with eta t = 0.35 x 2.6"
+    test = np.asarray(lazy_prediction(Th[[2, 0]], Th, f0[[2, 0]], f0, y, 0.7, 1.3))
+    assert np.allclose(test, train[[2, 0]]), "a test point equal to a training point is predicted like it"
+
+
+# %% [markdown]
+# **Exercise 4.3, written.** Derive (7), and show that at $t\to\infty$ the trained network is an
 # affine function of the initial one. Why does $f_\infty(x)$ still depend on the random
 # initialization, and what does averaging over it give?
-#
+
+# %% [markdown] tags=["answer"] points=4
 # **Model answer.** For any input $x$, by the chain rule as in Exercise 4.1,
 # $\frac d{dt}f_t(x)=\nabla_\theta f(x)\cdot\dot\theta=-\eta\sum_\mu\Theta(x,x^\mu)\Delta^\mu(t)$, and with a
 # constant kernel and (6),
@@ -669,8 +728,8 @@ try:
 except NotImplementedError:
     print("empirical_ntk or lazy_prediction is not implemented yet")
 
-# %% [markdown]
-# ## Independent cross-checks (solution notebook)
+# %% tags=["solution"]
+# Independent cross-checks
 #
 # 1. `tangent_features` against **central finite differences** of `forward` (all three
 #    activations), and `empirical_ntk` against $JJ^T$ and against `ntk_autograd`
@@ -688,8 +747,6 @@ except NotImplementedError:
 #    and against `scipy.linalg.expm` with a linear solve.
 # 5. Exercise 4.2: $\dot\Theta$ from finite differences of the NTK along the flow against the
 #    Hessian formula, with Hessians from torch.
-
-# %% tags=["solution"]
 # 1. finite differences, autograd, deep MLP
 import torch
 
