@@ -8,7 +8,7 @@ from scipy import integrate
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'Ns': [27, 88, 290, 948], 'N_main': 400, 'seed': 933, 'x_probe': 1.27, 'x_pair': -0.8}
 
 

@@ -192,6 +192,9 @@ def check_init_params():
     assert not np.array_equal(init_params(7, 0.5, 3)["c"], init_params(7, 0.5, 4)["c"]), "other seed, other weights"
     for key in "ac":
         assert abs(np.mean(p[key])) < 0.04 and abs(np.var(p[key]) - 1) < 0.06, f"{key} should be N(0, 1)"
+    p = init_params(20_000, 1.0, np.random.default_rng(2))
+    for key in "ac":
+        assert abs(np.var(p[key]) - 1) < 0.06, f"{key} should be N(0, 1) at gamma = 1 too (the width sits in forward)"
 
 
 @check
@@ -274,6 +277,8 @@ def check_train_records():
     assert np.shape(rec["a"]) == (4, 6) and np.shape(rec["ntk"]) == (4, 30, 30)
     assert np.allclose(rec["loss"], 0.5 * np.sum(np.asarray(rec["residual"]) ** 2, axis=1))
     assert np.allclose(rec["a"][0], p["a"]) and np.allclose(rec["residual"][0], forward(p, X_TRAIN, 0.5) - Y_TRAIN)
+    assert list(train(p, X_TRAIN, Y_TRAIN, 0.5, ETA_LAB, 20, 10)["step"]) == [0, 10, 20], \
+        "steps a multiple of record_every: the last step is recorded once"
 
 
 @check
@@ -291,14 +296,22 @@ def check_train_is_gradient_descent():
     rec = train(p, X_TRAIN, Y_TRAIN, 0.5, 0.01, 1, 1)
     assert np.allclose(np.concatenate([rec["a"][1], rec["c"][1]]), theta - 0.01 * grad, atol=1e-8), \
         "the update is not eta times the gradient of 1/2 sum (f - y)^2 (no 1/n; simultaneous update)"
+    x, y = np.array([-1.0, 0.5, 2.0]), np.array([0.3, -0.2, 1.0])       # mean-field prefactor, other data
 
+    def loss_mf(th):
+        r = forward({"a": th[:5], "c": th[5:]}, x, 1.0) - y
+        return 0.5 * r @ r
 
-# %% [markdown]
-# *Independent checks (solution notebook):* the analytic update of `train` against PyTorch
-# autograd applied to the same loss (float64), and the provided NTK (4.41) against
-# $JJ^T$ with the Jacobian $J$ from autograd.
+    grad = np.array([(loss_mf(theta + h * e) - loss_mf(theta - h * e)) / (2 * h) for e in np.eye(10)])
+    rec = train(p, x, y, 1.0, 0.3, 1, 1)
+    assert np.allclose(np.concatenate([rec["a"][1], rec["c"][1]]), theta - 0.3 * grad, atol=1e-8), \
+        "at gamma = 1 the prefactor N^-1 enters the gradient too"
+
 
 # %% tags=["solution"]
+# Independent checks: the analytic update of `train` against PyTorch
+# autograd applied to the same loss (float64), and the provided NTK (4.41) against
+# $JJ^T$ with the Jacobian $J$ from autograd.
 import torch
 
 torch.set_default_dtype(torch.float64)
@@ -417,6 +430,11 @@ def check_gp_kernel():
     assert np.isclose(gp_kernel(small, small), small**2, rtol=1e-3), "tanh(ax) ~ ax for small x, E a^2 = 1"
     grid = np.array([0.5, 1.0, 2.0])
     assert np.shape(gp_kernel(grid[:, None], grid[None, :])) == (3, 3), "broadcasting"
+    from scipy import integrate
+    quad = 2 * integrate.quad(lambda a: np.exp(-a * a / 2) / np.sqrt(2 * np.pi) * np.tanh(5 * a) * np.tanh(4.5 * a),
+                              0, np.inf, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+    assert np.isclose(gp_kernel(5.0, 4.5), quad, rtol=0, atol=1e-9), \
+        "accurate to about 1e-9 up to |x| = 5, where tanh(a x) is almost a step (adaptive quadrature or Gauss-Legendre)"
 
 
 # %% [markdown]
@@ -444,13 +462,11 @@ plt.tight_layout()
 plt.show()
 print("sample covariance matrix:\n", np.round(cov_emp, 3), "\nGP kernel K:\n", np.round(cov_gp, 3))
 
-# %% [markdown]
-# *Independent checks (solution notebook):* `gp_kernel` against adaptive quadrature
+# %% tags=["solution"]
+# Independent checks: `gp_kernel` against adaptive quadrature
 # (`scipy.integrate.quad` over the whole line); the variance and covariance of $f_0$ from
 # 4000 sampled networks against `gp_kernel`, within standard errors; the sampled excess
 # kurtosis against the $1/N$ prediction at a small width ($N=5$) where it is visible.
-
-# %% tags=["solution"]
 def K_quad(x1, x2):
     f = lambda a: np.exp(-a * a / 2) / np.sqrt(2 * np.pi) * np.tanh(a * x1) * np.tanh(a * x2)
     return integrate.quad(f, -np.inf, np.inf, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
@@ -568,6 +584,13 @@ def check_kernel_drift_consistent():
     d = [np.mean([kernel_drift(N, 0.5, s, steps=40) for s in (1, 2)]) for N in (8, 16)]
     assert np.isclose(drift_exponent([8, 16], [1, 2], steps=40), np.log(d[1] / d[0]) / np.log(2)), \
         "two widths: the slope is log(d2/d1)/log(N2/N1)"
+    rec = train(init_params(9, 1.0, 5), x, y, 1.0, 0.05, 30, 30)
+    want = np.linalg.norm(rec["ntk"][-1] - rec["ntk"][0]) / np.linalg.norm(rec["ntk"][0])
+    assert np.isclose(kernel_drift(9, 1.0, 5, eta=0.05, steps=30), want), "gamma and eta are passed on to train"
+    Ns = [6, 12, 24]
+    d = [kernel_drift(N, 1.0, 3, eta=0.05, steps=20) for N in Ns]
+    assert np.isclose(drift_exponent(Ns, [3], gamma=1.0, eta=0.05, steps=20), np.polyfit(np.log(Ns), np.log(d), 1)[0]), \
+        "three widths: the least-squares slope of log drift against log N (gamma, eta, steps passed on)"
 
 
 # %% [markdown]
@@ -710,16 +733,14 @@ ax.set(xlabel="step $t$ (linear up to 10, then logarithmic)", ylabel=r"$|u_k\cdo
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown]
-# *Independent check (solution notebook):* the decay rates of the two leading modes are
+# %% tags=["solution"]
+# Independent check: the decay rates of the two leading modes are
 # fitted from the *trained network's* residuals (least squares on $\log|\hat\Delta_k|$,
 # a wide network, $N=5000$, recorded at every step) and compared with
 # $-\log(1-\eta s_k^2)$ from the eigenvalues of $\Theta_0$ (agreement to 2%). The same fit on
 # the main run shows the slower modes departing from the frozen-kernel rate by several
 # percent: the kernel drift is small compared with $\|\Theta_0\|$, i.e. with $s_1^2$, but not
 # compared with the small eigenvalues $s_k^2$ that set the slow rates.
-
-# %% tags=["solution"]
 wide = train(init_params(5000, GAMMA_LAZY, 3), X_TRAIN, Y_TRAIN, GAMMA_LAZY, ETA_LAB, 80, 1)
 s2_w, amps_w = residual_modes(wide["ntk"][0], wide["residual"])
 for k, window in [(0, slice(0, 9)), (1, slice(0, 81))]:
@@ -802,6 +823,12 @@ def check_frozen_kernel_prediction():
     got = frozen_kernel_prediction(p, X_TRAIN, Y_TRAIN, X_TRAIN, 0.5, 0.02, t)
     assert np.allclose(got, want, atol=1e-7), "on the training inputs, f_t - y = exp(-eta Theta t) (f_0 - y)"
     assert np.all(np.isfinite(frozen_kernel_prediction(p, X_TRAIN, Y_TRAIN, x_test, 0.5, 0.02, 1e8)))
+    p = init_params(20, 1.0, 3)                                        # mean-field prefactor, other data
+    xs, ys = np.array([-1.5, -0.2, 0.4, 1.9]), np.array([0.5, 0.0, -0.3, 0.8])
+    lam, V = np.linalg.eigh(ntk(p, xs, 1.0))
+    want = ys + V @ (np.exp(-0.3 * lam * 4.0) * (V.T @ (forward(p, xs, 1.0) - ys)))
+    assert np.allclose(frozen_kernel_prediction(p, xs, ys, xs, 1.0, 0.3, 4.0), want, atol=1e-9), \
+        "gamma = 1, eta = 0.3: f_t - y = exp(-eta Theta t) (f_0 - y) on the training inputs"
 
 
 # %% [markdown]
@@ -837,16 +864,14 @@ plt.tight_layout()
 plt.show()
 print(f"max |trained - frozen| on the grid at N={N_MAIN}: {np.max(np.abs(pred_trained - pred_frozen)):.3e}")
 
-# %% [markdown]
-# *Independent check (solution notebook):* the linearized model
+# %% tags=["solution"]
+# Independent check: the linearized model
 # $f_{\rm lin}(x;\theta)=f_0(x)+\nabla_\theta f_0(x)\cdot(\theta-\theta_0)$, with the Jacobian
 # from autograd, is trained explicitly by gradient descent in parameter space ($2N$
 # parameters); its test predictions must equal the kernel formula with the discrete factor
 # $(1-\eta s_k^2)^t$ to round-off, and `frozen_kernel_prediction` (gradient flow) up to the
 # flow/descent difference. A direct `np.linalg.inv` evaluation of (4.36) is shown for
 # contrast.
-
-# %% tags=["solution"]
 N_lin, t_lin = 200, 400
 p_lin = init_params(N_lin, GAMMA_LAZY, 77)
 x_te = np.linspace(-2.4, 2.4, 9)
