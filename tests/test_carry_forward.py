@@ -272,3 +272,32 @@ def test_a_stub_upstream_is_charged_where_it_is_and_its_callers_follow_it(write_
     advertised = {row["function"]: row["max_points"] for row in report.functions}
     assert lost["generalization_error"] == advertised["generalization_error"]
     assert report.max_score - report.score == advertised["generalization_error"]
+
+
+NORMS_FROM_OUTPUTS = '''
+_outputs = dln_outputs
+def dln_outputs(L, N, M, rng):
+    return 1.25 * _outputs(L, N, M, rng)  # wrong: the variance is off by 25/16
+
+def dln_output_norms(L, N, M, rng):  # right, built on dln_outputs, passing its generator on
+    return np.sum(dln_outputs(L, N, M, np.random.default_rng(rng)) ** 2, axis=1)
+'''
+
+
+def test_a_generator_passed_to_a_replaced_function_draws_the_students_stream(tmp_path, monkeypatch):
+    """dln_output_norms, right, builds on a wrong dln_outputs and hands it a numpy Generator: in the
+    re-run the reference draws from that generator (its state goes to the grader and comes back
+    moved on), so the norms follow the right law and their tests are credited."""
+    import json
+
+    from autograder.course.synth import variant_notebook
+
+    monkeypatch.setenv("PDL_CARRY_FORWARD", "1")
+    assignment = "ex3_6_depth_width"
+    path = tmp_path / f"{assignment}.ipynb"
+    path.write_text(json.dumps(with_cells(variant_notebook(assignment, "correct"), [code_cell(NORMS_FROM_OUTPUTS)])))
+    report = grade(path, assignment, call_timeout=20)
+    norms = [t for t in report.tests if t.function == "dln_output_norms" and not t.passed]
+    assert norms and all(t.carried_from == ["dln_outputs"] for t in norms), [(t.name, t.message) for t in norms]
+    lost = {row["function"]: row["lost"] for row in report.functions}
+    assert lost.get("dln_output_norms", 0) == 0 and lost["dln_outputs"] > 0

@@ -29,8 +29,10 @@ through the sandbox in ``tests/test_carry_forward.py``; here everything is in-pr
 from __future__ import annotations
 
 import ast
+import base64
 import contextlib
 import os
+import pickle
 import random
 import re
 import types
@@ -272,13 +274,17 @@ def {b}(*args, **kwargs):
 '''
 
 
-def recording(a: str, graded: list[str]) -> str:
+def recording(a: str, graded: list[str], call: str) -> str:
+    """``call``: one call of A from its own tests (pickled, base64): every other function calls A
+    with it too, so that each depends on A."""
     wraps = "\n".join(f"{g} = _pdl_spy({g!r}, {g})" for g in graded if g != a)
     return HELPERS + f'''
+import base64 as _pdl_base64
 _pdl_ref_a = {a}
 _pdl_seen = []
 _pdl_depth = [0]
 _pdl_calls = [0]
+_pdl_a_call = _pdl_pickle.loads(_pdl_base64.b64decode({call!r}))
 
 def {a}(*args, **kwargs):
     return _pdl_off(_pdl_ref_a(*args, **kwargs))
@@ -295,6 +301,11 @@ def _pdl_spy(name, fn):
                 raise RuntimeError("seen: " + shown)
             _pdl_numbers(args, _pdl_seen)
             _pdl_numbers(kwargs, _pdl_seen)
+            if name != {a!r}:
+                try:
+                    {a}(*_pdl_a_call[0], **_pdl_a_call[1])
+                except Exception:
+                    pass
             value = fn(*args, **kwargs)
             if _pdl_depth[0] > 1:  # what a call of another graded function returned inside this one
                 _pdl_numbers(value, _pdl_seen)
@@ -310,8 +321,8 @@ def _pdl_spy(name, fn):
 
 
 def pairs(assignment: str, reference: str, graded: list[str], limit: int = PAIRS) -> list[tuple[str, str]]:
-    """(A, B): B's reference calls A (through helpers), or a hidden test calls both; the pairs whose
-    B is worth most first."""
+    """(A, B): B's reference calls A (through helpers), or a hidden test calls both (else the two
+    functions worth most); the pairs whose B is worth most first."""
     ns = namespace_of(assignment, reference).module_globals
     points = graded_points(load(assignment))
     found = set()
@@ -332,6 +343,9 @@ def pairs(assignment: str, reference: str, graded: list[str], limit: int = PAIRS
         for test, names in baseline.reached.items():
             owner = owners.get(test, ("", 0))[0]
             found |= {(a, owner) for a in names if owner and a != owner}
+    if not found:  # no function calls another: the variants make one depend on another themselves
+        by_points = sorted(graded, key=lambda g: (-points.get(g, 0), g))
+        found = {(a, by_points[0]) for a in by_points[1:2]}
     ranked = sorted(found, key=lambda p: (-points.get(p[1], 0), p))
     return ranked[:limit]
 
@@ -348,9 +362,11 @@ def forging_cells(assignment: str, limit: int = PAIRS) -> list[Cell]:
         cells += [Cell("forge:stateful", f"{a} -> {b}", stateful(a, b), frozenset({a, b}), b),
                   Cell("forge:arguments", f"{a} -> {b}", arguments(a, b, known), frozenset({a, b}), b),
                   Cell("forge:replay", f"{a} -> {b}", replay(a, b), frozenset({a, b}), b)]
-    if chosen:
+    if chosen and calls.get(chosen[0][0]):
         a = chosen[0][0]
-        cells.append(Cell("forge:recording", a, recording(a, graded), frozenset(graded)))
+        first = calls[a][0]
+        call = base64.b64encode(pickle.dumps((list(first.args), dict(first.kwargs)), protocol=4)).decode()
+        cells.append(Cell("forge:recording", a, recording(a, graded, call), frozenset(graded)))
     return cells
 
 

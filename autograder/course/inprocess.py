@@ -15,11 +15,10 @@ import types
 
 import numpy as np
 
-from autograder.run.carry import Trace
+from autograder.run.carry import Trace, plain
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue
 from autograder.run.diagnose.leaks import numbers_of
 from autograder.run.grading import run_hidden_tests
-from autograder.run.protocol import roundtrip
 from autograder.run.testing import LocalStudent
 
 CALL_LIMIT_S = 20
@@ -241,7 +240,7 @@ class RecordingStudent(LocalStudent):
         ns = namespace_of(self._assignment, self._code)
         for name in substitute:
             def stand_in(*args, _name=name, **kwargs):
-                return delegate.answer(_name, roundtrip(list(args)), roundtrip(dict(kwargs)))
+                return delegate.answer(_name, *plain(args, kwargs))
             ns.module_globals[name] = ns[name] = stand_in
         yield LocalStudent(ns)
 

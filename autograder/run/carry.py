@@ -171,9 +171,21 @@ class Delegate:
         """Answer a ``{"event": "delegate"}`` message of the student's process."""
         try:
             name, args, kwargs = msg.get("name"), protocol.decode(msg.get("args")), protocol.decode(msg.get("kwargs"))
-            if not isinstance(name, str) or not isinstance(args, list) or not isinstance(kwargs, dict):
+            states = msg.get("generators") or []
+            if (not isinstance(name, str) or not isinstance(args, list) or not isinstance(kwargs, dict)
+                    or not isinstance(states, list) or len(states) > 8):
                 return {"status": "error"}
-            return {"status": "ok", "value": protocol.encode(self.answer(name, args, kwargs))}
+            generators = [protocol.generator_from(s) for s in states]
+
+            def unplace(value):
+                if isinstance(value, str) and value.startswith(protocol.GENERATOR):
+                    index = value[len(protocol.GENERATOR):]
+                    if index.isdigit() and int(index) < len(generators):
+                        return generators[int(index)]
+                return value
+            value = self.answer(name, [unplace(a) for a in args], {k: unplace(v) for k, v in kwargs.items()})
+            return {"status": "ok", "value": protocol.encode(value),
+                    "generators": [protocol.generator_state(g) for g in generators]}
         except TimeoutError:  # the re-run's own limit: it ends here
             raise
         except Exception:  # noqa: BLE001 - the reference on inputs the student's code chose
@@ -197,12 +209,20 @@ class Replaced:
 
         def call(*args, **kwargs):
             try:
-                return self._delegate.answer(name, roundtrip(list(args)), roundtrip(dict(kwargs)))
+                return self._delegate.answer(name, *plain(args, kwargs))
             except TimeoutError:
                 raise
             except Exception as exc:  # noqa: BLE001
                 raise StudentError("error", f"{name} raised {type(exc).__name__}", name) from None
         return call
+
+
+def plain(args, kwargs) -> tuple[list, dict]:
+    """A call's arguments as they would cross the wire (random generators kept as they are: the
+    reference draws from the caller's own)."""
+    def one(value):
+        return value if isinstance(value, np.random.Generator) else roundtrip(value)
+    return [one(a) for a in args], {k: one(v) for k, v in kwargs.items()}
 
 
 @dataclass

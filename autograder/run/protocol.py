@@ -182,6 +182,49 @@ def decode(obj, _depth: int = 0):
     raise ProtocolError(f"unknown tag {key!r}")
 
 
+# Random generators a student's function passes to a function the grader stands in for (error
+# carried forward): sent by their state, drawn from in the grader, their new state sent back.
+GENERATOR = "\x00pdl-generator:"  # an argument's place holder; its state travels beside the arguments
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM")
+
+
+def generator_state(gen) -> dict:
+    """The state of a ``np.random.Generator`` as plain strings and ints (its 128-bit integers as text)."""
+    state = gen.bit_generator.state
+    if state.get("bit_generator") not in _BIT_GENERATORS:
+        raise ProtocolError(f"a generator of {state.get('bit_generator')} cannot be sent")
+    return {"bit_generator": state["bit_generator"], "state": str(state["state"]["state"]),
+            "inc": str(state["state"]["inc"]), "has_uint32": int(state["has_uint32"]),
+            "uinteger": int(state["uinteger"])}
+
+
+def _bit_generator_state(data) -> dict:
+    if type(data) is not dict or data.get("bit_generator") not in _BIT_GENERATORS:
+        raise ProtocolError("malformed generator state")
+    try:
+        state, inc = int(str(data["state"])[:60]), int(str(data["inc"])[:60])
+        has, extra = int(data["has_uint32"]), int(data["uinteger"])
+    except (KeyError, ValueError, TypeError):
+        raise ProtocolError("malformed generator state") from None
+    if not (0 <= state < 2**128 and 0 <= inc < 2**128 and has in (0, 1) and 0 <= extra < 2**32):
+        raise ProtocolError("malformed generator state")
+    return {"bit_generator": data["bit_generator"], "state": {"state": state, "inc": inc},
+            "has_uint32": has, "uinteger": extra}
+
+
+def generator_from(data) -> np.random.Generator:
+    """A generator in the state ``generator_state`` gave (checked strictly)."""
+    state = _bit_generator_state(data)
+    bit = getattr(np.random, state["bit_generator"])()
+    bit.state = state
+    return np.random.Generator(bit)
+
+
+def set_generator_state(gen, data) -> None:
+    """Move ``gen`` on to the state ``generator_state`` gave (where the grader's draws left it)."""
+    gen.bit_generator.state = _bit_generator_state(data)
+
+
 LARGE = 2**20  # bytes on the wire: an answer this large is announced by its skeleton first
 
 

@@ -19,6 +19,8 @@ import resource
 import sys
 import traceback
 
+import numpy as np
+
 from autograder.run import protocol
 
 OUTPUT_CAP = 20_000  # characters of student output kept for feedback
@@ -175,10 +177,20 @@ def _delegate(name: str, send, readline):
     """A stand-in for the student's ``name`` whose answers come from the grader (the reference's,
     in a fresh copy of the notebook made to carry an error forward, discarded afterwards)."""
     def delegated(*args, **kwargs):
-        send({"event": "delegate", "name": name, "args": protocol.encode(list(args)),
-              "kwargs": protocol.encode(kwargs)})
+        generators = []  # random generators go by their state, and come back moved on
+
+        def place(value):
+            if isinstance(value, np.random.Generator):
+                generators.append(value)
+                return f"{protocol.GENERATOR}{len(generators) - 1}"
+            return value
+        send({"event": "delegate", "name": name, "args": protocol.encode([place(a) for a in args]),
+              "kwargs": protocol.encode({k: place(v) for k, v in kwargs.items()}),
+              "generators": [protocol.generator_state(g) for g in generators]})
         reply = protocol.loads(readline())
         if isinstance(reply, dict) and reply.get("status") == "ok":
+            for gen, state in zip(generators, reply.get("generators") or []):
+                protocol.set_generator_state(gen, state)
             return protocol.decode(reply.get("value"))
         raise RuntimeError(f"{name} gave no answer here")
     delegated.__name__ = delegated.__qualname__ = name
