@@ -8,7 +8,7 @@ import scipy.linalg
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'betas': [0.41, 8.84, 190.51, 4104.51],
  'kappa': 2.84,
  'frequencies': [1, 3, 7],

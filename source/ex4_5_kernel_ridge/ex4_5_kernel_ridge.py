@@ -174,11 +174,12 @@ def check_mode_filter():
     assert np.allclose(mode_filter(lam, np.inf), 1.0), "beta = inf: every mode with lambda > 0 is learned"
 
 
-# %% [markdown] tags=["answer"] points=4
-# **Ex 4.5(a,b).** Derive (2) by completing the square in (1), and derive (3). Show that
+# %% [markdown]
+# **Ex 4.5(a,b), written.** Derive (2) by completing the square in (1), and derive (3). Show that
 # the posterior covariance does not depend on the labels, and say what "spectral bias" means
 # here.
-#
+
+# %% [markdown] tags=["answer"] points=4
 # **Model answer.** The exponent of (1) is
 # $-\frac12\mathbf f^TA\mathbf f+\beta y\cdot\mathbf f-\frac\beta2|y|^2$ with $A=\hat K^{-1}+\beta I$ (symmetric,
 # positive definite). Completing the square,
@@ -311,12 +312,13 @@ try:
 except NotImplementedError:
     print("the filters are not implemented yet")
 
-# %% [markdown] tags=["answer"] points=4
-# **Ex 4.5(c).** Compare (3) with the gradient-flow result $\hat\Delta^k(t)=e^{-\eta s_k^2t}\hat\Delta^k(0)$.
+# %% [markdown]
+# **Ex 4.5(c), written.** Compare (3) with the gradient-flow result $\hat\Delta^k(t)=e^{-\eta s_k^2t}\hat\Delta^k(0)$.
 # What is the same, what differs? Use the two-point example of Exercise B.5
 # ($\hat K=\begin{pmatrix}2&1\\1&2\end{pmatrix}$, $y=(2,0)$): give the posterior mean at $\beta=1$, the
 # gradient-flow prediction at $\eta t=\log2$, and the effective ridges of the two modes.
-#
+
+# %% [markdown] tags=["answer"] points=4
 # **Model answer.** *Same:* both act mode by mode in the eigenbasis of a frozen kernel, both
 # learn large-eigenvalue modes first, and mode $k$ switches on at a scale set by its
 # eigenvalue: $\beta_k=1/\lambda_k$ for the posterior, $t_k=1/(\eta s_k^2)$ for the flow, so
@@ -360,11 +362,7 @@ except NotImplementedError:
 # $$
 # \big(I_P+\beta\Psi^T\Psi\big)^{-1}=I_P-\Psi^T\big(\Psi\Psi^T+\beta^{-1}I_n\big)^{-1}\Psi \tag{6}
 # $$
-# turns it into the $n\times n$ formulas (5). The solution notebook checks (5) against this
-# weight-space posterior, against conditioning the joint Gaussian through its precision
-# matrix (completing the square in the full action), and against Monte Carlo samples of the
-# posterior (importance sampling from the prior, and Metropolis-adjusted Langevin dynamics
-# in weight space, the "Bayesian training" of Section 2.1).
+# turns it into the $n\times n$ formulas (5).
 #
 # **Task (d).** Implement `posterior_predict(K_test_train, K_train, K_test_test, y, beta)`,
 # returning the mean vector and covariance matrix (5). Return a covariance that is exactly
@@ -427,11 +425,12 @@ def check_posterior_noise_free_limit():
     assert np.allclose(mean, y, atol=1e-8) and np.allclose(cov, 0, atol=1e-8)
 
 
-# %% [markdown] tags=["answer"] points=4
-# **Ex 4.5(d).** Show that the posterior over functions is the Gaussian process (5), and use
+# %% [markdown]
+# **Ex 4.5(d), written.** Show that the posterior over functions is the Gaussian process (5), and use
 # the Woodbury identity to show that the weight-space posterior of a linear model gives the
 # same predictions.
-#
+
+# %% [markdown] tags=["answer"] points=4
 # **Model answer.** Under the prior $(f_*,\mathbf f)$ is Gaussian and the likelihood depends on
 # $\mathbf f$ only, so $p(f_*\mid y)=\int p(f_*\mid\mathbf f)\,p(\mathbf f\mid y)\,d\mathbf f$ is Gaussian.
 # Equivalently, introduce $y=\mathbf f+\varepsilon$, $\varepsilon\sim\mathcal N(0,\beta^{-1}I)$ independent of $f$;
@@ -507,8 +506,8 @@ try:
 except NotImplementedError:
     print("posterior_predict or mode_filter is not implemented yet")
 
-# %% [markdown]
-# ## Independent cross-checks (solution notebook)
+# %% tags=["solution"]
+# Independent cross-checks
 #
 # 1. **Weight space vs function space:** an explicit feature model $f=\theta\cdot\psi(x)$ with
 #    prior $\theta\sim\mathcal N(0,I_P)$, posterior over $\theta$ in closed form ($P\times P$), pushed to
@@ -526,8 +525,6 @@ except NotImplementedError:
 #    $\hat K$; the posterior covariance does not depend on $y$.
 # 5. Filters: the two-point example of Exercise B.5 in exact arithmetic; `effective_ridge`
 #    against root finding (`brentq`).
-
-# %% tags=["solution"]
 # 1. weight-space posterior (P x P) vs function-space posterior (n x n), P < n and P > n
 rng = np.random.default_rng(7)
 worst = 0.0
