@@ -8,7 +8,7 @@ from scipy import integrate
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'Ns': [29, 94, 305, 990],
  'N_cloud': 300,
  'seed': 274,

@@ -52,8 +52,7 @@
 #
 # **Run time.** By default the mean-field runs use $\Delta\tau=5\times10^{-3}$ with
 # $4\times10^3$ steps instead of the notes' $\Delta\tau=5\times10^{-4}$ with $4\times10^4$
-# steps (both reach $\tau=20$; the solution notebook checks that the coarser step gives the
-# same cloud). Set `FULL_SIZE = True` in the cell after the parameters for the notes' sizes.
+# steps (both reach $\tau=20$, and the coarser step gives the same cloud). Set `FULL_SIZE = True` in the cell after the parameters for the notes' sizes.
 
 # %% tags=["setup"]
 import numpy as np
@@ -249,15 +248,33 @@ def check_mf_train_is_scaled_gradient_descent():
         assert np.allclose(np.concatenate([run["a"][1], run["c"][1]]), want, atol=1e-8), f"gamma = {gamma}"
 
 
-# %% [markdown]
-# *Independent checks (solution notebook):* (i) one step of `mf_train` against PyTorch
+@check
+def check_mf_train_labels_and_start():
+    "mf_train with given labels y, given initial weights params0 (their width counts) and ReLU"
+    p = {"a": np.array([0.5, -1.2, 0.8, 2.0]), "c": np.array([1.0, 0.3, -0.7, -0.1])}
+    y = np.linspace(-0.5, 0.5, 30)
+    th = np.concatenate([p["a"], p["c"]])
+
+    def loss(t):
+        r = network({"a": t[:4], "c": t[4:]}, X_TRAIN, 0.75, "relu") - y
+        return 0.5 * r @ r
+
+    h = 1e-6
+    grad = np.array([(loss(th + h * e) - loss(th - h * e)) / (2 * h) for e in np.eye(8)])
+    run = mf_train(100, 1, 0.02, 0, 0.75, record_every=1, y=y, activation="relu", params0=p)
+    assert np.allclose(run["a"][0], p["a"]), "with params0 the run starts from those weights (the seed is ignored)"
+    want = th - 4 ** (2 * 0.75 - 1) * 0.02 * grad
+    assert np.allclose(np.concatenate([run["a"][1], run["c"][1]]), want, atol=1e-8), \
+        "labels y, width N = len(params0) = 4 (not the argument N), ReLU derivative"
+
+
+# %% tags=["solution"]
+# Independent checks: (i) one step of `mf_train` against PyTorch
 # autograd of $\mathcal L$ times the learning rate $N^{2\gamma-1}\Delta\tau$; (ii) the Euler
 # scheme against an accurate ODE solver (`scipy.integrate.solve_ivp`, RK45 with tight
 # tolerances) for the flow (5.15) at $N=20$ up to $\tau=2$: the discrepancy must shrink
 # linearly with $\Delta\tau$; (iii) the default step $\Delta\tau=5\times10^{-3}$ against the
 # notes' $5\times10^{-4}$ at $\tau=20$ for the cloud of part (d).
-
-# %% tags=["solution"]
 import torch
 
 torch.set_default_dtype(torch.float64)
@@ -369,6 +386,10 @@ def check_init_output_scale():
     f0 = [np.sum(init_neurons(50, s)["c"] * np.tanh(init_neurons(50, s)["a"] * 0.8)) / 50 for s in seeds]
     assert np.isclose(init_output_scale(50, 1.0, seeds, x=0.8), np.std(f0, ddof=1)), "std with ddof=1 over the seeds"
     assert np.isclose(init_output_scale(50, 0.5, seeds), init_output_scale(50, 1.0, seeds) * np.sqrt(50))
+    f2 = [network(init_neurons(7, s), np.array([-0.4]), 0.8)[0] for s in (3, 9)]
+    assert np.isclose(init_output_scale(7, 0.8, [3, 9], x=-0.4), abs(f2[1] - f2[0]) / np.sqrt(2)), \
+        "two seeds (the fewest): the sample std with ddof = 1 is |f_1 - f_2| / sqrt(2)"
+    assert init_output_scale(7, 0.8, [3, 9], x=0.0) == 0.0, "x = 0.0 is an input: f_0(0) = 0 for every network"
 
 
 # %% [markdown]
@@ -397,13 +418,11 @@ axes[1].legend()
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# *Independent check (solution notebook):* `init_output_scale` against the closed form
+# %% tags=["solution"]
+# Independent check: `init_output_scale` against the closed form
 # $N^{1/2-\gamma}\sqrt{K(x,x)}$ with $K$ by adaptive quadrature, in units of the standard
 # error of a sample standard deviation, $\sigma/\sqrt{2(S-1)}$, for several $(N,\gamma)$ and
 # $S=400$ seeds.
-
-# %% tags=["solution"]
 S = 400
 for N, gamma in [(20, 1.0), (500, 1.0), (200, 0.75), (1000, 0.6)]:
     sigma = N ** (0.5 - gamma) * np.sqrt(K_b)
@@ -454,6 +473,10 @@ def check_kernel_drift_dial():
     want = np.linalg.norm(run["ntk"][-1] - run["ntk"][0]) / np.linalg.norm(run["ntk"][0])
     assert np.isclose(kernel_drift_dial(10, 0.75, 4, tau=0.3, dtau=0.01), want)
     assert kernel_drift_dial(10, 1.0, 4, tau=0.0) == 0.0
+    run = mf_train(10, 29, 0.01, 4, 0.75)
+    want = np.linalg.norm(run["ntk"][-1] - run["ntk"][0]) / np.linalg.norm(run["ntk"][0])
+    assert np.isclose(kernel_drift_dial(10, 0.75, 4, tau=0.29, dtau=0.01), want), \
+        "steps = round(tau / dtau): 0.29 / 0.01 is 28.999... in floating point, and int() would drop a step"
 
 
 # %% [markdown]
@@ -512,14 +535,12 @@ moves = {name: np.median(np.hypot(r_["a"][-1] - r_["a"][0], r_["c"][-1] - r_["c"
          for name, r_ in [("lazy", lazy_run), ("mean field", mf_run)]}
 print("median distance moved by a neuron up to tau = 20:", {k: round(float(v), 4) for k, v in moves.items()})
 
-# %% [markdown]
-# *Independent check (solution notebook):* (iii) the default step against the notes' step
+# %% tags=["solution"]
+# Independent check: (iii) the default step against the notes' step
 # (at the same seed, $N=100$): the final clouds agree particle by particle to within the
 # Euler error, and the final outputs $f(x)$ agree closely; (iv) the limit: the functions
 # $f_{\rho_\tau}$ at $N$ = `N_cloud` and $N=2000$ (independent seeds) differ by $O(N^{-1/2})$ at every
 # $\tau$: two draws of the same deterministic limiting measure.
-
-# %% tags=["solution"]
 fine = mf_train(100, 40_000, 5e-4, SEED, 1.0)
 coarse = mf_train(100, 4_000, 5e-3, SEED, 1.0)
 move = np.median(np.hypot(fine["a"][-1] - fine["a"][0], fine["c"][-1] - fine["c"][0]))
@@ -601,12 +622,10 @@ ax.legend()
 plt.show()
 print("ReLU violation at tau = 2 for dtau = 0.02, 0.01, 0.005:", [f"{viol_relu[d][-1]:.2e}" for d in viol_relu])
 
-# %% [markdown]
-# *Independent check (solution notebook):* the ReLU flow integrated by RK45
+# %% tags=["solution"]
+# Independent check: the ReLU flow integrated by RK45
 # (`solve_ivp`, tight tolerances) conserves every $B_i$ to round-off level, and the Euler
 # violation halves with $\Delta\tau$ (first order).
-
-# %% tags=["solution"]
 relu, drelu = ACTIVATIONS["relu"]
 p_b = init_neurons(30, 7)
 sol_b = integrate.solve_ivp(flow_rhs, (0, 2.0), np.concatenate([p_b["a"], p_b["c"]]), args=(30, 1.0, relu, drelu),
@@ -674,6 +693,13 @@ def check_dial_exponents():
     assert np.shape(ie) == (1,) and np.shape(de) == (1,)
     assert np.isclose(ie[0], np.log(s[1] / s[0]) / np.log(4)) and np.isclose(de[0], np.log(d[1] / d[0]) / np.log(4))
     assert abs(ie[0] + 0.5) < 0.25, "the initial output scale at gamma = 1 should fall like N^(-1/2)"
+    gammas, Ns = [0.5, 0.75], [10, 20, 40]
+    ie, de = dial_exponents(gammas, Ns, init_seeds=range(10), drift_seeds=(1, 2), tau=0.1, dtau=0.02, x=-0.5)
+    for k, g in enumerate(gammas):
+        s = [init_output_scale(N, g, range(10), -0.5) for N in Ns]
+        d = [np.mean([kernel_drift_dial(N, g, seed, tau=0.1, dtau=0.02) for seed in (1, 2)]) for N in Ns]
+        assert np.isclose(ie[k], np.polyfit(np.log(Ns), np.log(s), 1)[0]), f"init exponent at gamma = {g} (x, seeds)"
+        assert np.isclose(de[k], np.polyfit(np.log(Ns), np.log(d), 1)[0]), f"drift exponent at gamma = {g} (dtau)"
 
 
 # %% [markdown]
@@ -701,8 +727,8 @@ plt.tight_layout()
 plt.show()
 print("gamma:", gam, "\ninit exponents: ", np.round(init_e, 3), "\ndrift exponents:", np.round(drift_e, 3))
 
-# %% [markdown]
-# *Independent check (solution notebook): the drift exponent $2(\gamma-1)$ and its prefactor.*
+# %% tags=["solution"]
+# Independent check: the drift exponent $2(\gamma-1)$ and its prefactor.
 # Write $\epsilon=N^{\gamma-1}$. As $N\to\infty$ at fixed $\gamma<1$ the error obeys the
 # frozen-kernel dynamics $\Delta_{k+1}=(1-\Delta\tau\,\bar K)\Delta_k$, $\Delta_0=-y$, with
 # $\bar K=\mathbb E_\theta k_\theta$, and each neuron moves by the updates of `mf_train`
@@ -714,8 +740,6 @@ print("gamma:", gam, "\ninit exponents: ", np.round(init_e, 3), "\ndrift exponen
 # `kernel_drift_dial` at $\gamma=\frac34$, where the seed-to-seed fluctuation
 # ($O(N^{\gamma-3/2})$) is already small against the coherent term. The $O(\epsilon)$
 # corrections (about $N^{-1/4}$ relative) are allowed for in the tolerance.
-
-# %% tags=["solution"]
 def coherent_drift_coefficient(tau, dtau, n_a=400, n_c=30, eps=1e-3):
     """D(tau): the N = infinity normalized kernel drift divided by eps^2, by quadrature over (a, c)."""
     za, wa = np.polynomial.legendre.leggauss(n_a)
@@ -769,9 +793,7 @@ assert abs(d.mean() - D_quad) < 3 * se + 2 * N ** (-0.25) * D_quad
 # $\nabla k\cdot\delta\theta$ odd in $c$, so the first-order change averages to zero over the
 # symmetric initial cloud. What is left is its fluctuation, $O(N^{-1/2}\cdot N^{\gamma-1})$, and
 # the second-order term, coherent and $O(N^{2(\gamma-1)})$ (e.g. $\overline{\delta c^2}>0$), which
-# dominates for $\gamma>\frac12$; at $\gamma=\frac12$ both are $N^{-1}$. (The solution notebook
-# confirms exponent and prefactor at $\gamma=\frac34$: $N^{2(1-\gamma)}$ times the sampled drift tends to
-# the coefficient $D(\tau)$ computed by quadrature over the initial distribution.) Close to $\gamma=1$ the fitted
+# dominates for $\gamma>\frac12$; at $\gamma=\frac12$ both are $N^{-1}$. Close to $\gamma=1$ the fitted
 # slopes are shallower than both $\gamma-1$ and $2(\gamma-1)$: the asymptotic regime needs
 # $N^{1-\gamma}$ large compared with the mean-field displacement of a neuron over the horizon,
 # which is out of reach, so over accessible widths a $\gamma=0.9$ network still behaves like a
@@ -875,7 +897,27 @@ plt.show()
 # Section 5.7. Answer Exercises 5.5 and 5.6 below (the questions are in the notes), citing where
 # in each paper your answers live.
 #
-# **Exercise 5.5 (Grokking as a lazy-to-rich transition).** Parts (a)–(f).
+# **Exercise 5.5 (Grokking as a lazy-to-rich transition), written.** For Kumar et al., citing
+# where in the paper each answer lives:
+# **(a)** What regime is the analysis set in, and what dial controls it? With no thermodynamic
+# limit and no equilibrium ensemble, what plays the role of a scaling limit? How is the laziness
+# parameter $\alpha$ implemented, and how does it relate to the $\gamma$-dial of Section 5.4? Which
+# half of Section 5.2's scaling prescription (the output scale or the learning-rate scale) does
+# the work here?
+# **(b)** What plays the role of the order parameter: what distinguishes the memorized state from
+# the generalizing one, how would you measure it in a training run, and what does it share with
+# the Fourier overlap of Exercise 5.6(b)?
+# **(c)** The paper states three necessary conditions for grokking: find them, and translate each
+# into the language of Sections 4.6, 4.3 and 5.4.
+# **(d)** What parameter is tuned? What makes grokking more dramatic, what makes it vanish, and
+# what does the theory predict for $\alpha\to\infty$ and for small $\alpha$?
+# **(e)** Where does the delay come from, with no metastability and no noise? What does each of
+# the two theories require to produce a delay (noise? weight decay? neither?), and how do the
+# paper's zero-weight-decay, growing-norm experiments bear on earlier explanations?
+# **(f)** Synthesis: are the equilibrium mechanism of Section 5.7 and the dynamical one of
+# Section 5.6 incompatible, or two corners of one phenomenon? Design at least one experiment
+# whose outcome would favour one over the other (e.g. how the delay depends on training noise at
+# fixed hyperparameters, or how it fluctuates from seed to seed).
 
 # %% [markdown] tags=["answer"] points=6
 # *Model answer.* (Pointers: introduction and abstract; the two-layer polynomial-regression
@@ -952,7 +994,22 @@ plt.show()
 # statistics).
 
 # %% [markdown]
-# **Exercise 5.6 (Grokking as a first-order phase transition).** Parts (a)–(e).
+# **Exercise 5.6 (Grokking as a first-order phase transition), written.** For Rubin et al.,
+# citing where in the paper each answer lives:
+# **(a)** What scaling limit is taken (look for where the output-layer weight decay is fixed, and
+# for "mean-field scaling")? How does it relate to the parametrization (5.7) and to the
+# $\gamma$-dial? In an equilibrium (Bayesian) framework there is no learning rate: which part of
+# Section 5.2's scaling prescription survives, and in what combination?
+# **(b)** What is the order parameter for modular addition? What does the posterior of a single
+# neuron's input weights look like on each side of the transition, and which figure of
+# Section 5.2 does the ordered side resemble?
+# **(c)** What are the main computational techniques? List them, and match each to the section of
+# the notes where its ancestor appears.
+# **(d)** What parameter is tuned to cross the transition in the paper's phase diagrams?
+# **(e)** Where did the time go? The paper computes a static equilibrium ensemble: how does a
+# first-order transition in an equilibrium free energy produce delayed, abrupt generalization
+# in a training run? Compare, line by line, with the metastability of the Ising perceptron
+# (Section 2.6).
 
 # %% [markdown] tags=["answer"] points=5
 # *Model answer.* (Pointers: the setup section, where the mean-field scaling of the readout is
@@ -1363,6 +1420,15 @@ def mf_train(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activat
 #   its variance.
 def init_output_scale(N, gamma, seeds, x=1.0):
     return float(np.var([network(init_neurons(N, int(s)), np.array([x]), gamma)[0] for s in seeds], ddof=1))
+
+
+# %% tags=["wrong"]
+# wrong: the standard deviation over the seeds with ddof = 0 (np.std's default)
+# hint: init_output_scale is the *sample* standard deviation over the seeds, ddof = 1 (divide by S − 1):
+#   np.std's default ddof = 0 makes it √((S − 1)/S) too small, 1/√2 of it with the fewest seeds, two
+#   (Section 5.2.1).
+def init_output_scale(N, gamma, seeds, x=1.0):
+    return float(np.std([network(init_neurons(N, int(s)), np.array([x]), gamma)[0] for s in seeds]))
 
 
 # %% tags=["wrong"]
