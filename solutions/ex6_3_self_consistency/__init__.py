@@ -10,7 +10,7 @@ from scipy import integrate, optimize
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'drift': [0.0, -1.24, 1.46, -1.49]}
 
 

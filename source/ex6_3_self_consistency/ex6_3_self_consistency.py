@@ -130,9 +130,12 @@ def check_linearized_variance():
     assert np.all(np.asarray(linearized_variance(np.array([-0.5, -1.0, -3.0]), 1.0)) > 0)
 
 
+# %% [markdown]
+# **(a), written.** Derive (1), the stationary variance $\langle\delta x^2\rangle=D/(-2f'(x_0))$ of
+# the linearized dynamics, by solving the OU process in time or in Fourier space (compare
+# Exercise 6.1(b)), and say why $f'(x_0)<0$ is needed.
+
 # %% [markdown] tags=["answer"] points=2
-# **(a), written.** Derive (1).
-#
 # *Model answer.* Linearizing, $\delta\dot x=-k\,\delta x+\xi$ with $k=-f'(x_0)>0$. In the
 # stationary state $\delta x(t)=\int_{-\infty}^te^{-k(t-s)}\xi(s)ds$, so
 # $\langle\delta x^2\rangle=D\int_{-\infty}^te^{-2k(t-s)}ds=\frac D{2k}=\frac{D}{-2f'(x_0)}$.
@@ -189,9 +192,12 @@ def check_mean_shift():
     assert np.isclose(mean_shift(-1.5, 0.7, 0.4), 2 * mean_shift(-1.5, 0.7, 0.2))
 
 
+# %% [markdown]
+# **(b), written.** Derive (2): carry the Taylor expansion of $f$ to second order in the stationary
+# condition $\langle f(x)\rangle=0$, with the linearized variance (1), and explain why the shift of
+# the mean is of the same order $D$ as the variance.
+
 # %% [markdown] tags=["answer"] points=2
-# **(b), written.** Derive (2).
-#
 # *Model answer.* Stationarity of $\langle x\rangle$ gives $\langle f(x)\rangle=0$ exactly.
 # Taylor-expanding to second order, $f(x_0)=0$ and
 # $0=f'(x_0)\langle\delta x\rangle+\frac12f''(x_0)\langle\delta x^2\rangle+O(\langle\delta x^3\rangle)$. Since
@@ -264,6 +270,9 @@ def check_stationary_moments_ou():
     "the OU drift -k x gives mean 0 and variance D/(2k) exactly"
     m, v = stationary_moments([0.0, -1.5], 0.6)
     assert abs(m) < 1e-9 and np.isclose(v, 0.2, rtol=1e-8)
+    m, v = stationary_moments([20.0, -1.0], 0.5)          # f = -(x - 20): U = 200 at its maximum
+    assert np.isclose(m, 20.0, rtol=1e-8) and np.isclose(v, 0.25, rtol=1e-7), \
+        "a density far from the origin, with 2U/D = 800 at its peak: integrate around the peak, subtract the maximum"
 
 
 @check
@@ -363,6 +372,17 @@ def check_self_consistent_point():
     x_0, v_0 = self_consistent_point(f, None, None, 0.0, 0.1)
     assert abs(P.polyval(x_0, f)) < 1e-10 and v_0 == 0
     assert np.allclose(self_consistent_point(f, P.polyder(f), P.polyder(f, 2), 0.3, 0.1), (x_s, v_s))
+    odd = [0.0, -2.0, 0.0, -1.0]                      # f = -2x - x^3: f'' = 0 at x = 0, no shift
+    assert np.allclose(self_consistent_point(odd, None, None, 0.4, 0.3), (0.0, 0.1), atol=1e-12), \
+        "an odd drift keeps x* = 0 (the root closest to x0 in the stable interval), with variance D / (-2 f'(0))"
+    assert np.all(np.isnan(self_consistent_point([0.0, 1.0], None, None, 0.1, 0.5))), "f'(x0) >= 0: (nan, nan)"
+    assert np.all(np.isnan(self_consistent_point([1.0, 0.0, 0.0, -1 / 3], None, None, 0.1, 0.0))), \
+        "a marginal start, f'(x0) = 0, is not stable: (nan, nan)"
+    assert np.all(np.isnan(self_consistent_point([0.0, -1.0, 1.9, -1.0], None, None, 0.3, 0.0))), \
+        "the soft shoulder at D = 0.3: no root of G in the stable interval of x0"
+    tilted = [0.26, 1.0, 0.0, -1.0]                   # a shallow left well near -0.83 and a deep right one
+    assert np.all(np.isnan(self_consistent_point(tilted, None, None, 0.3, -0.8))), \
+        "the left well's branch is gone at D = 0.3: a root in the right well belongs to another fixed point"
 
 
 # %% [markdown]
@@ -398,8 +418,8 @@ for ax in axes:
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# *Independent checks (solution notebook).*
+# %% tags=["solution"]
+# Independent checks.
 # 1. `stationary_moments` against long Euler–Maruyama runs (small step, $\Delta t=0.004$) for
 #    three drifts, one of them bistable, within a few standard errors (plus the $O(\Delta t)$
 #    bias); and against a second quadrature (dense trapezoid on a wide grid).
@@ -413,8 +433,6 @@ plt.show()
 # 4. Orders: the errors of the perturbative and self-consistent means are both $O(D^2)$
 #    (they agree to first order); a Gaussian (Hartree) closure, which also corrects the
 #    variance self-consistently, does better (see the answer to (c)).
-
-# %% tags=["solution"]
 drifts = {"PARAMS drift": f_lab, "asymmetric cubic": [0.2, -1.2, 0.6, -0.8],
           "bistable": [0.0, 1.0, 0.3, -1.0]}
 for j, (name, f_c) in enumerate(drifts.items()):
@@ -531,10 +549,11 @@ ax.set(xlabel="$D$", ylabel="mean", title=r"$f=-x+1.9x^2-x^3$: the self-consiste
 ax.legend(fontsize=8)
 plt.show()
 
+# %% [markdown]
+# **(c), written.** Why is (3) a repair, what does it get right and what wrong (compare the
+# figures above), and what would you do next?
+
 # %% [markdown] tags=["answer"] points=3
-# **(c), written.** Why is (3) a repair, what does it get right and wrong, and what would
-# you do next?
-#
 # *Model answer.* The naive expansion assumes $\langle x\rangle=x_0$ and then predicts
 # $\langle x\rangle\neq x_0$: it contradicts its own input. (3) chooses the expansion point
 # so that the averaged (effective) drift vanishes there, with the fluctuations that feed the
