@@ -8,7 +8,7 @@ from scipy import special, stats
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'alpha': 0.57, 'tau': 5}
 
 

@@ -144,6 +144,8 @@ def check_zipf_probs():
     assert p.shape == (50,), "zipf_probs(N, alpha) should have shape (N,)"
     assert np.isclose(p.sum(), 1.0) and np.all(np.diff(p) < 0)
     assert np.isclose(p[0] / p[1], 2 ** 1.5), "the frequencies fall as k^-(alpha+1)"
+    assert np.allclose(zipf_probs(3, 1.0), np.array([1, 1 / 4, 1 / 9]) / (1 + 1 / 4 + 1 / 9)), "alpha = 1: k^-2"
+    assert np.allclose(zipf_probs(1, 2.0), [1.0]), "one quantum is always used"
 
 
 @check
@@ -155,6 +157,8 @@ def check_quanta_loss_ends():
     assert L.shape == (31,) and np.all(np.diff(L) < 0)
     assert np.isclose(quanta_loss(0, 0.4, 2.0, None), 2.0), "with infinitely many quanta, L_0 = delta too"
     assert quanta_loss(10**6, 0.4, 1.0, None) > 0, "infinitely many quanta: the loss never reaches 0"
+    assert np.isclose(quanta_loss(1, 1.0, 0.5, 3), 0.5 * (1 / 4 + 1 / 9) / (1 + 1 / 4 + 1 / 9)), \
+        "L_1 = delta (p_2 + p_3) for N = 3 quanta at alpha = 1"
 
 
 # %% [markdown]
@@ -181,11 +185,9 @@ def check_quanta_loss_ends():
 # *Rubric (2 points):* integral bounds or an equivalent estimate (1); $m^{-\alpha}$ with the
 # prefactor $\Delta/(\alpha\zeta(\alpha+1))$ and the finite-$N$ remark (1).
 
-# %% [markdown]
-# *Independent checks (solution notebook):* the Hurwitz-zeta tail against brute-force
-# summation of $10^7$ terms with an integral remainder, and the bounds of (a).
-
 # %% tags=["solution"]
+# Independent checks: the Hurwitz-zeta tail against brute-force
+# summation of $10^7$ terms with an integral remainder, and the bounds of (a).
 # Independent check 1: Hurwitz zeta tail vs brute-force partial sums + Euler-Maclaurin remainder.
 alpha_chk = 0.45
 s_chk = alpha_chk + 1
@@ -343,6 +345,9 @@ def check_learned_quanta():
     assert learned_quanta(1.0, 0.6, 10.0) == 0, "one sample teaches nothing when tau = 10"
     assert learned_quanta(1e12, 0.6, 10.0, 300) == 300, "at most N quanta can be learned"
     assert np.shape(learned_quanta(np.array([1e3, 1e4, 1e5]), 0.6, 10.0)) == (3,)
+    # N = 3 at alpha = 1: n p_k = 100 (36, 9, 4) / 49 = 73.5, 18.4, 8.2
+    assert learned_quanta(100, 1.0, 2.0, 3) == 3 and learned_quanta(100, 1.0, 10.0, 3) == 2, \
+        "quantum k is learned when n p_k >= tau (alpha and tau enter p_k and the threshold)"
 
 
 # %% [markdown]
@@ -385,6 +390,11 @@ def check_fit_power_law():
     x = np.logspace(0, 3, 9)
     e, c = fit_power_law(x, 3.0 * x ** -0.7)
     assert np.isclose(e, 0.7) and np.isclose(c, 3.0), "expected (0.7, 3.0) for y = 3 x^-0.7"
+    x2 = np.array([2.0, 5.0, 11.0, 30.0])
+    y2 = 0.5 * x2**0.3 * np.array([1.1, 0.9, 1.05, 0.97])         # a growing law with scatter
+    slope, icpt = np.polyfit(np.log(x2), np.log(y2), 1)
+    assert np.allclose(fit_power_law(x2, y2), (-slope, np.exp(icpt))), \
+        "ordinary least squares in (log x, log y); a growing law has a negative exponent"
 
 
 # %% [markdown]
@@ -443,13 +453,11 @@ try:
 except NotImplementedError as exc:
     print("figure skipped:", exc)
 
-# %% [markdown]
-# *Independent checks (solution notebook):* the measured exponents against `exponents`,
+# %% tags=["solution"]
+# Independent checks: the measured exponents against `exponents`,
 # for several $\alpha$; the relation $1/\alpha_n=1/\alpha_P+1$; `learned_quanta` against a
 # brute-force count of $\{k: np_k\ge\tau\}$; the step law with the exact batch rule against
 # the data law at $n=SB$.
-
-# %% tags=["solution"]
 # Independent check 2: measured exponents (fits of simulated losses) vs the closed forms.
 for a_chk in [0.2, 0.4, PARAMS["alpha"], 0.9, 1.5]:
     ex = exponents(a_chk)
@@ -536,19 +544,9 @@ def check_simulate_data_limited():
     small = np.mean([simulate_data_limited(2000, 0.5, 5, 1.0, s) for s in range(5)])
     large = np.mean([simulate_data_limited(200000, 0.5, 5, 1.0, s) for s in range(5)])
     assert large < small
+    assert simulate_data_limited(50, 1.5, 51, 0.7, 2) == 0.7, "tau > n: no quantum can be used tau times, loss = delta"
+    assert simulate_data_limited(1, 0.5, 1, 1.0, 7) < 1.0, "one sample and tau = 1: its quantum is used tau times, learned"
 
-
-# %% [markdown]
-# *Independent check (solution notebook).* The expected loss of the sampled model is
-# known in closed form: $c_k\sim\mathrm{Binomial}(n,p_k)$, so
-# $$
-# \mathbb E\,[L-L_\infty]=\Delta\sum_{k\ge1}p_k\,\Pr\big[\mathrm{Bin}(n,p_k)\le\tau-1\big],
-# $$
-# summed exactly up to $K$ (beyond which $np_k\le10^{-3}\tau$ and the probability is 1 to
-# machine precision) plus the Hurwitz tail. We compare the Monte Carlo mean over seeds
-# with it (within a few standard errors), and fit the exponent of the sampled model, which
-# must again be $\alpha_n$: the fluctuations of $c_k$ blur the threshold but do not move it
-# in $\log k$.
 
 # %% tags=["reference"]
 def _expected_sampled_loss(n, alpha, tau, delta):
@@ -578,6 +576,16 @@ def _sampled_loss_sd_bound(n, alpha, tau, delta):
 
 
 # %% tags=["solution"]
+# Independent check. The expected loss of the sampled model is
+# known in closed form: $c_k\sim\mathrm{Binomial}(n,p_k)$, so
+# $$
+# \mathbb E\,[L-L_\infty]=\Delta\sum_{k\ge1}p_k\,\Pr\big[\mathrm{Bin}(n,p_k)\le\tau-1\big],
+# $$
+# summed exactly up to $K$ (beyond which $np_k\le10^{-3}\tau$ and the probability is 1 to
+# machine precision) plus the Hurwitz tail. We compare the Monte Carlo mean over seeds
+# with it (within a few standard errors), and fit the exponent of the sampled model, which
+# must again be $\alpha_n$: the fluctuations of $c_k$ blur the threshold but do not move it
+# in $\log k$.
 # Independent check 3: Monte Carlo means vs the exact binomial expectation, and the sampled exponent.
 alpha = PARAMS["alpha"]
 tau = PARAMS["tau"]
