@@ -9,7 +9,7 @@ from scipy.interpolate import RegularGridInterpolator
 import matplotlib.pyplot as plt
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'a': 2.51, 'b': 2.26}
 
 

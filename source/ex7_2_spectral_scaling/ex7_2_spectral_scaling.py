@@ -125,6 +125,8 @@ def check_manifold():
     assert np.isclose(manifold_exponent(6, "mae"), manifold_exponent(6, "mse") / 2)
     for loss in ["mse", "mae"]:
         assert np.isclose(manifold_exponent(manifold_dimension(0.3, loss), loss), 0.3)
+    assert np.allclose(manifold_dimension(np.array([0.5, 1.0])), [8.0, 4.0]), "MSE: alpha_P = 4/d, so d = 4/alpha_P"
+    assert np.isclose(manifold_dimension(0.25, "mae"), 8.0), "MAE: alpha_P = 2/d"
     try:
         manifold_exponent(3, "cross-entropy")
     except ValueError:
@@ -185,12 +187,10 @@ for ax, loss in zip(axes, ["MSE", "MAE"]):
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# *Independent check (solution notebook):* the exponents measured by interpolation, for
+# %% tags=["solution"]
+# Independent check: the exponents measured by interpolation, for
 # $d=1,2,3$ and both losses, against `manifold_exponent`; and the number quoted in the notes,
 # $d\approx50$ from $\alpha_P\approx0.076$ (Section 7.4).
-
-# %% tags=["solution"]
 for d, P_list in [(1, [16, 32, 64, 128, 256, 512]), (2, [256, 1024, 4096, 16384]), (3, [512, 1728, 5832, 17576])]:
     rows = np.array([pl_interpolation_losses(P, d, seed=3) for P in P_list])
     for col, loss in [(1, "mse"), (2, "mae")]:
@@ -345,6 +345,14 @@ def check_spectral_curve():
     assert np.isclose(spectral_exponent(2.0, 3.0), 1.0)
     e = measured_exponent(2.0, 3.0, [1e3, 1e4, 1e5], n_modes=10**5)
     assert abs(e - 1.0) < 0.01, f"measured exponent {e:.3f} for a = 2, b = 3"
+    assert np.isclose(spectral_exponent(1.5, 2.2), 0.8), "(b - 1)/a"
+    assert np.isclose(spectral_learning_curve(10.0, 1.5, 2.5, 2.0, 50), spectral_learning_curve(20.0, 1.5, 2.5, 1.0, 50)), \
+        "only n beta enters the filter"
+    assert np.isclose(spectral_learning_curve(3.0, 1.5, 2.5, 0.5, 1), 1 / (1 + 1.5) ** 2), "one mode: 1/(1 + n beta)^2"
+    ns = np.array([10.0, 100.0, 1000.0])
+    L = np.asarray(spectral_learning_curve(ns, 1.5, 2.0, 0.5, 1000))
+    assert np.isclose(measured_exponent(1.5, 2.0, ns, beta=0.5, n_modes=1000), -np.polyfit(np.log(ns), np.log(L), 1)[0]), \
+        "the least-squares log-log slope of your own curve at these ns (a, b, beta, n_modes passed on)"
 
 
 # %% [markdown]
@@ -372,13 +380,11 @@ def check_spectral_curve():
 # convergence conditions $1<b<2a+1$ (1); saturation at exponent 2 beyond (1); the Beta
 # function is a bonus.
 
-# %% [markdown]
-# *Independent checks (solution notebook):* (i) the discrete sum (7.10) against the
+# %% tags=["solution"]
+# Independent checks: (i) the discrete sum (7.10) against the
 # closed-form asymptote of (a), and against adaptive quadrature of the integral; (ii)
 # `measured_exponent` against `spectral_exponent` over a grid of $(a,b)$, including the
 # saturation at $2$ beyond $b=2a+1$.
-
-# %% tags=["solution"]
 # (i) closed-form asymptote (Beta function) and quadrature vs the discrete sum
 for a_c, b_c in [(1.5, 2.0), (2.0, 2.5), (PARAMS["a"], PARAMS["b"]), (3.0, 6.0), (1.2, 2.5)]:
     e_c = (b_c - 1) / a_c
@@ -494,6 +500,8 @@ def check_krr_limits():
         "with an infinite ridge the predictor is 0 and the error is sum_k y_k^2"
     assert krr_test_error(80, 2.0, 2.5, 1e10, 30, 0) < 1e-8, "with n > M and no ridge KRR is exact"
     assert krr_test_error(50, 2.0, 2.5, 1.0, 200, 7) == krr_test_error(50, 2.0, 2.5, 1.0, 200, 7)
+    assert np.isclose(krr_test_error(10, 1.5, 3.0, 1e-12, 20, 1), np.sum(np.arange(1, 21.0) ** -3.0), rtol=1e-6), \
+        "a = 1.5, b = 3: with an infinite ridge the error is sum_k k^-b"
 
 
 # %% [markdown]
@@ -530,6 +538,16 @@ def eigenlearning_curve(n, a, b, beta, n_modes):
     return float(n / (n - np.sum(learn**2)) * np.sum((1 - learn) ** 2 * y2))
 
 
+# %% tags=["check"]
+@check
+def check_krr_average_against_theory():
+    "the mean KRR error over 30 data sets agrees with the eigenlearning prediction (x_k ~ N(0, k^-a) matters)"
+    got = np.mean([krr_test_error(40, 2.0, 2.5, 1.0, 200, s) for s in range(30)])
+    want = eigenlearning_curve(40, 2.0, 2.5, 1.0, 200)
+    assert abs(got / want - 1) < 0.25, \
+        f"mean error {got:.4f} against eigenlearning {want:.4f}: draw x_k ~ N(0, lambda_k) (variance k^-a), Gaussian"
+
+
 # %% [markdown]
 # The figure compares KRR on sampled data (your `krr_test_error`, mean of 4 data sets),
 # the eigenlearning prediction and the mode filter (7.10), for this year's $(a,b)$ at
@@ -555,14 +573,12 @@ ax.set(xlabel="samples $n$", ylabel="test error", title=f"a = {a_fig}, b = {b_fi
 ax.legend(fontsize=8)
 plt.show()
 
-# %% [markdown]
-# *Independent checks (solution notebook):* (i) KRR solved in the dual ($n\times n$) form
+# %% tags=["solution"]
+# Independent checks: (i) KRR solved in the dual ($n\times n$) form
 # against the primal ($M\times M$, ridge regression on $x$) form on the same data (push-through
 # identity); (ii) the mean of sampled KRR test errors against the eigenlearning prediction,
 # within a few standard errors plus 3%; (iii) the exponent measured from sampled KRR against
 # `spectral_exponent`; (iv) eigenlearning $\to$ (7.10) at large $n$.
-
-# %% tags=["solution"]
 a_s, b_s = PARAMS["a"], PARAMS["b"]
 # (i) dual vs primal on identical data
 rng_s = np.random.default_rng(5)
@@ -624,12 +640,10 @@ assert abs(r - 1) < 0.01
 # *Rubric (3 points):* the dictionary $\lambda_k\leftrightarrow p_k$, $a=\alpha+1$ (1); $y_k^2\propto p_k$ so
 # $b=a$ (1); $(a-1)/a=\alpha/(\alpha+1)$ and $n\beta\leftrightarrow n/\tau$ (up to the normalization) (1).
 
-# %% [markdown]
-# *Independent check (solution notebook):* the hard-threshold quanta loss
+# %% tags=["solution"]
+# Independent check: the hard-threshold quanta loss
 # $\Delta\sum_{k:\,np_k<\tau}p_k$, summed directly, against the smooth filter (7.10) at $b=a$
 # (both with the infinite tail of modes added): equal exponents, different prefactors.
-
-# %% tags=["solution"]
 alpha_q, tau_q = 0.4, 10.0
 a_q = alpha_q + 1
 Zq = special.zeta(a_q)
