@@ -11,7 +11,7 @@ CHINCHILLA = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.34, "beta": 0.28}  #
 KAPLAN = {"alpha_P": 0.076, "alpha_n": 0.095, "alpha_C": 0.050}               # Kaplan et al. 2020
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'E': 1.855,
  'A': 436.3,
  'B': 401.1,

@@ -200,13 +200,26 @@ def check_exponent_rules():
     assert np.isclose(tokens_per_parameter(3e22, 406.4, 410.7, 0.34, 0.28), n / P)
 
 
-# %% [markdown]
-# *Independent checks (solution notebook):* (i) the closed form against a numerical
+@check
+def check_other_laws_self_consistent():
+    "another law (E = 0.5, A = 80, B = 300, alpha = 0.5, beta = 0.3): budget, balance, and the exponents as log-log slopes"
+    law = dict(E=0.5, A=80.0, B=300.0, alpha=0.5, beta=0.3)
+    C = np.array([1e18, 1e24])
+    P, n, L = compute_optimal_allocation(C, **law)
+    assert np.allclose(6 * P * n, C) and np.allclose(0.5 * 80 * P ** -0.5, 0.3 * 300 * n ** -0.3), \
+        "6 P n = C, and alpha A P^-alpha = beta B n^-beta at the optimum"
+    slopes = np.diff(np.log(P)) / np.diff(np.log(C)), np.diff(np.log(n)) / np.diff(np.log(C))
+    assert np.allclose(allocation_exponents(0.5, 0.3), np.ravel(slopes)), "P_opt ~ C^a and n_opt ~ C^b"
+    assert np.isclose(alpha_C(0.5, 0.3), -(np.diff(np.log(L - 0.5)) / np.diff(np.log(C)))[0]), \
+        "L_opt - E ~ C^-alpha_C"
+    assert np.allclose(tokens_per_parameter(C, 80.0, 300.0, 0.5, 0.3), n / P), "n_opt / P_opt for this law"
+
+
+# %% tags=["solution"]
+# Independent checks: (i) the closed form against a numerical
 # minimization of $L$ along $6Pn=C$ (bounded scalar minimization in $\log P$) and against a
 # brute-force grid; (ii) $\alpha_C$ and the allocation exponents *measured* as log-log slopes
 # of the computed optimum over 12 decades of $C$; (iii) Kaplan's numbers.
-
-# %% tags=["solution"]
 worst = 0.0
 rng_s = np.random.default_rng(2)
 for _ in range(50):
@@ -412,11 +425,9 @@ except NotImplementedError as exc:
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# *Independent check (solution notebook):* `implied_alpha_n` against a root finder applied
-# to `alpha_C`, row by row.
-
 # %% tags=["solution"]
+# Independent check: `implied_alpha_n` against a root finder applied
+# to `alpha_C`, row by row.
 for name, (aP_row, aC_row) in load_modalities().items():
     direct = implied_alpha_n(aP_row, aC_row)
     if aC_row < aP_row:
@@ -521,6 +532,10 @@ def check_fit_noiseless():
     got = np.array(fit_joint_law(P, n, L))
     want = np.array([CHINCHILLA[k] for k in ["E", "A", "B", "alpha", "beta"]])
     assert np.allclose(got, want, rtol=1e-4), f"recovered {np.round(got, 4)}"
+    law = dict(E=0.8, A=50.0, B=900.0, alpha=0.45, beta=0.35)
+    P, n, L = synthetic_runs(**law, noise=0.0, seed=1)
+    got = np.array(fit_joint_law(P.reshape(9, 9), n.reshape(9, 9), L.reshape(9, 9)))
+    assert np.allclose(got, list(law.values()), rtol=1e-4), f"another planted law, 2-d arrays: recovered {np.round(got, 4)}"
 
 
 # %% [markdown]
@@ -550,15 +565,13 @@ ax.set(xlabel="parameters $P$", ylabel="loss", title="synthetic runs (dots) and 
 ax.legend(fontsize=7, ncol=2)
 plt.show()
 
-# %% [markdown]
-# *Independent checks (solution notebook):* (i) a second fitting route, weighted nonlinear
+# %% tags=["solution"]
+# Independent checks: (i) a second fitting route, weighted nonlinear
 # least squares on $L$ itself (`scipy.optimize.curve_fit` with relative errors $\sigma_i=L_i$,
 # which agrees with the log fit to first order in the noise), started from the planted values;
 # (ii) the spread of the log fit over 20 noise realizations, against the planted constants
 # (unbiased within the scatter); (iii) the objective at the reference fit is not above the
 # objective at the planted constants or at route (i)'s fit.
-
-# %% tags=["solution"]
 def log_objective(theta, P, n, L):
     E, A, B, a, b = theta
     return float(np.sum((np.log(L) - np.log(E + A * P ** -a + B * n ** -b)) ** 2))
