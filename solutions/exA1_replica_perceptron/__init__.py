@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 LOG2 = np.log(2.0)
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'loads': [0.951, 1.054, 1.387, 1.41]}
 
 

@@ -290,6 +290,12 @@ def check_orthant_probability():
             f"Q = 1 should give 1 - eps(R), independent of q (failed at q = {q})"
     values = [orthant_probability(0.6, 0.5, Q) for Q in [0.5, 1.0, 2.0, 3.0]]
     assert np.all(np.diff(values) < 0), "the probability should decrease with Q"
+    # q close to 1: H(-sqrt(q/(1-q)) t)^Q is a sharp step at t = 0; an adaptive quadrature split there
+    a, g = 0.99 / np.sqrt(0.999 - 0.99**2), np.sqrt(0.999 / 0.001)
+    h = lambda t: special.ndtr(a * t) * special.ndtr(g * t) ** 2.5 * np.exp(-t * t / 2) / np.sqrt(2 * np.pi)
+    want = 2 * sum(integrate.quad(h, lo, hi, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
+                   for lo, hi in [(-np.inf, 0.0), (0.0, np.inf)])
+    assert np.isclose(orthant_probability(0.999, 0.99, 2.5), want, rtol=1e-7), "q = 0.999, R = 0.99: a sharp step at t = 0"
 
 
 # %% [markdown]
@@ -489,6 +495,12 @@ def check_conjugate_field_solves_its_equation():
         qh = conjugate_field(q)
         integrand = lambda z: np.tanh(np.sqrt(qh) * z + qh) * np.exp(-z * z / 2) / np.sqrt(2 * np.pi)
         assert abs(integrate.quad(integrand, -np.inf, np.inf)[0] - q) < 1e-7, f"failed at q = {q}"
+    # at the end of the range, 1 - q = 1e-8: 1 - q = int Dz 2 / (1 + exp(2y)), y = sqrt(qhat) z + qhat
+    qh = conjugate_field(1 - 1e-8)
+    tail = lambda z: 2 / (1 + np.exp(np.minimum(2 * (np.sqrt(qh) * z + qh), 700))) * np.exp(-z * z / 2) / np.sqrt(2 * np.pi)
+    one_minus_q = sum(integrate.quad(tail, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+                      for lo, hi in [(-np.inf, -np.sqrt(qh)), (-np.sqrt(qh), np.inf)])
+    assert abs(np.log(one_minus_q / 1e-8)) < 1e-6, "at q = 1 - 1e-8 solve for log(1 - q): 1 - q is a tiny difference"
 
 
 @check
@@ -509,8 +521,8 @@ def check_energetic_term_is_the_replica_derivative():
         assert abs(deriv - rs_energetic_term(q)) < 1e-3, f"failed at q = {q}"
 
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) The Gauss–Hermite integrals of the reference
+# %% tags=["solution"]
+# Independent checks. (i) The Gauss–Hermite integrals of the reference
 # (smooth forms) against `scipy.integrate.quad` on the *original* integrands; (ii) the
 # orthant probability against Monte Carlo sampling of the $(Q+1)$-dimensional Gaussian
 # (A.3) for $Q=2,3$, and against the wedge formula at $Q=1$; (iii) the Nishimori identity
@@ -518,8 +530,6 @@ def check_energetic_term_is_the_replica_derivative():
 # $q\to1$ asymptotics $G_E\simeq-C\sqrt{1-q}$, down to $1-q=10^{-12}$; (vi) $\hat q(q)$ close to
 # $q=1$ (to $1-q=10^{-8}$, the end of its range): $1-q(\hat q)=\int Dz\,2/(1+e^{2y})$ by adaptive
 # quadrature split at the step, against the target $1-q$.
-
-# %% tags=["solution"]
 def quad_gauss(f):
     """int Dz f(z) by adaptive quadrature (independent of the Gauss-Hermite rule)."""
     g = lambda z: f(z) * np.exp(-z * z / 2) / np.sqrt(2 * np.pi)
@@ -694,6 +704,8 @@ def check_rs_saddle_points():
         assert abs(right - left) < 0.1 * abs(right + left - 2 * mid), "not a stationary point"
         assert (right + left - 2 * mid < 0) == (kind == "max"), f"expected a local {kind}"
     assert len(rs_saddle_points(2.0)) == 0, "no stationary points far beyond the spinodal"
+    assert np.shape(rs_saddle_points(0.05)) == (2,), \
+        "at the smallest promised load, 0.05, there are still two points (the barrier is within 1e-5 of q = 1)"
 
 
 @check
@@ -706,8 +718,8 @@ def check_quenched_critical_load():
     assert abs(alpha_c - 1.245) < 0.002 and alpha_c < 1.448, "notes: alpha_c ~ 1.245 < 1.448"
 
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (vi) The full four-variable RS saddle point
+# %% tags=["solution"]
+# Independent checks. (vi) The full four-variable RS saddle point
 # $(q,R,\hat q,\hat R)$ is solved with `scipy.optimize.fsolve` **without** imposing $q=R$,
 # using `quad` integrals and finite-difference derivatives of the general $G_E(q,R)$: the
 # solution lands on $q=R$, $\hat q=\hat R$ and reproduces the entropy. (vii) The RS entropy at
@@ -717,8 +729,6 @@ def check_quenched_critical_load():
 # $\alpha\mapsto s_{\rm RS}(R^*(\alpha),\alpha)$ using `rs_saddle_points`; and the spinodal by
 # bisection on the number of stationary points. (ix) Small loads: all three theories
 # (quenched, annealed Ising, annealed spherical) give $R^*\simeq2\alpha/\pi$.
-
-# %% tags=["solution"]
 def G_E_general(q, R):
     """2 int Dt H(-R t / sqrt(q - R^2)) log H(-sqrt(q/(1-q)) t), by quad (general q, R)."""
     a, g = R / np.sqrt(q - R * R), np.sqrt(q / (1 - q))
@@ -873,8 +883,8 @@ for ax in axes:
 plt.tight_layout()
 plt.show()
 
-# %% [markdown]
-# *Independent check (solution notebook): brute force.* For $N=15$ we enumerate all $2^N$
+# %% tags=["solution"]
+# Independent check: brute force. For $N=15$ we enumerate all $2^N$
 # students for many data sets and estimate $\frac1N\mathbb E\log\mathcal N$ (quenched) and
 # $\frac1N\log\mathbb E\mathcal N$ (annealed). At this size finite-$N$ corrections are of
 # order $\frac{\log N}N$ and the transition is a broad crossover, so the comparison is
@@ -882,8 +892,6 @@ plt.show()
 # below the transition the enumerated quenched value is close to the RS prediction and
 # clearly below the annealed one; near and above $\alpha_c$ finite-size effects dominate (at
 # finite $N$ the teacher alone keeps $\log\mathcal N\ge0$, and the crossover is broad).
-
-# %% tags=["solution"]
 def all_students(N):
     bits = (np.arange(2**N)[:, None] >> np.arange(N)[None, :]) & 1
     return (2 * bits - 1).astype(np.float64)
