@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 LOG2 = np.log(2.0)
 
 
-# This year's parameters (course year 2026), drawn by `pdl generate`.
+# This year's parameters (course year 2026).
 PARAMS = {'loads': [0.665, 2.314, 3.703, 9.117, 40.587]}
 
 

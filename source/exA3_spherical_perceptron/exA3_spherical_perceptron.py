@@ -176,15 +176,13 @@ def check_spherical_annealed_action():
     assert np.shape(table) == (4, 2)
 
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (i) `overlap_density` against histograms of
+# %% tags=["solution"]
+# Independent checks. (i) `overlap_density` against histograms of
 # uniform random points on the sphere (normalized Gaussian vectors) for $N=5$ and $N=20$
 # (bin counts within a few binomial standard errors); (ii) the exact finite-$N$ annealed
 # average $\mathbb E_xZ=\int p_N(R)(1-\varepsilon(R))^n\,dR$ against a Monte Carlo estimate
 # that draws teachers, students *and data* ($N=6$, $n=4$); (iii) $\frac1N\log\mathbb E_xZ$ at
 # $N=2\cdot10^4$ against the saddle point $-\min_RS_{\rm ann}$.
-
-# %% tags=["solution"]
 rng_mc = np.random.default_rng(7)
 
 
@@ -310,13 +308,11 @@ def check_stationary_load_and_minimizer():
         assert spherical_annealed_action(R_s + hh, a) > S_s < spherical_annealed_action(R_s - hh, a)
 
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (iv) The minimizer from `brentq` on (A.9) in the
+# %% tags=["solution"]
+# Independent checks. (iv) The minimizer from `brentq` on (A.9) in the
 # angle against `scipy.optimize.minimize_scalar` (bounded Brent) applied directly to
 # $S_{\rm ann}$, over four decades of loads; (v) a dense grid confirms a single local minimum
 # at every load (no second basin), and $R^*(\alpha)$ on a fine grid of loads has no jumps.
-
-# %% tags=["solution"]
 # (iv) root finder on the stationarity condition vs direct minimization of S
 worst = 0.0
 for a in [0.01, 0.1, 0.5, 1.0, 3.0, 10.0, 100.0]:
@@ -463,8 +459,22 @@ def check_learning_curve():
     assert abs((eps_big * big - A) * big - B) < 1e-2, "B does not match the next order"
 
 
-# %% [markdown]
-# *Independent checks (solution notebook).* (vi) The small-$\alpha$ slope and the
+@check
+def check_large_loads_to_the_promised_accuracy():
+    "up to alpha = 1e6: eps solves (A.9) in the angle to 1e-9, and S_ann(R*) is consistent with it"
+    for a in [1e4, 1e6]:
+        phi = np.pi * annealed_learning_curve(a)
+        assert np.isclose((np.pi - phi) / np.tan(phi), a, rtol=1e-9), \
+            f"alpha = {a:g}: eps should solve (pi - phi) cot(phi) = alpha to 1e-9 (no arccos of a rounded R*)"
+    a = 1e6
+    phi = np.pi * annealed_learning_curve(a)
+    R_s, S_s = spherical_minimizer(a)
+    assert np.isclose(S_s, -np.log(np.sin(phi)) - a * np.log1p(-phi / np.pi), rtol=1e-8), \
+        "alpha = 1e6: S_ann(R*) to ~1e-9 (1 - R* ~ 5e-12 here: a root finder in R with tolerance 1e-12 loses it)"
+
+
+# %% tags=["solution"]
+# Independent checks. (vi) The small-$\alpha$ slope and the
 # large-$\alpha$ expansion against the numerical learning curve, with the expected size of
 # the next corrections; (vii) the learning curve from the exact parametrization
 # $\alpha(\varepsilon)=\pi(1-\varepsilon)\cot\pi\varepsilon$ evaluated on a grid of $\varepsilon$
@@ -476,8 +486,6 @@ def check_learning_curve():
 # further with $\pi\cot\pi\varepsilon=\frac1\varepsilon-\frac{\pi^2\varepsilon}3-\frac{\pi^4\varepsilon^3}{45}-\dots$);
 # and the route the accuracy rules out, `arccos` of the float $R^*$; at the same loads, the minimizer
 # $(R^*,S^*)$ against $\cos\phi^*$ and $S_{\rm ann}$ evaluated in 50 digits at the `mpmath` root.
-
-# %% tags=["solution"]
 c_an, A_an, B_an = learning_curve_asymptotics()
 for a in [1e-4, 1e-3, 1e-2]:
     ratio = spherical_minimizer(a)[0] / a
