@@ -113,6 +113,11 @@ def check_least_squares_residual_orthogonal():
     theta = np.asarray(least_squares(X, Y))
     assert theta.shape == (3,), "theta should have shape (P,)"
     assert np.allclose(X.T @ (X @ theta - Y), 0, atol=1e-8), "normal equations X^T (X theta - Y) = 0 fail"
+    Xd = np.column_stack([X[:, 0], X[:, 0], X[:, 1]])             # two equal columns: not unique
+    theta = np.asarray(least_squares(Xd, Y))
+    assert np.all(np.isfinite(theta)) and np.allclose(Xd.T @ (Xd @ theta - Y), 0, atol=1e-8), \
+        "dependent columns: the normal equations are singular, but a minimizer exists"
+    assert np.isclose(theta[0], theta[1]), "the minimizer of smallest norm splits the weight equally between equal columns"
 
 
 @check
@@ -227,6 +232,12 @@ try:
               f"Euclidean loss = {0.5 * res @ res:.6f}")
 except NotImplementedError:
     print("least_squares is not implemented yet")
+
+# %% [markdown]
+# **Your answers to B.1(c) and (d).** From the output above, give $\theta_*$, the predictions,
+# the residual and the loss of the affine fit (c) and of the weighted fit (d). Is the remaining
+# error a failure of optimization or of representation, and how does the metric $g$ change the
+# fitted function?
 
 # %% [markdown] tags=["answer"] points=1
 # **(c)** $X^TX = \mathrm{diag}(3,2)$, $X^TY=(2,0)^T$, so $\theta_*=(2/3,\,0)$: the best
@@ -463,9 +474,6 @@ def check_min_norm_beats_other_interpolants():
 # $\Delta(t)=e^{-\eta t\hat K}\Delta(0)$; and conclude that, for invertible $\hat K$, the
 # flow converges to the interpolant closest to $\theta_0$. Derive (4.36) for this model,
 # with $\Theta=\hat K$.
-#
-# The solution notebook checks the last statement numerically: plain gradient descent from
-# $\theta_0=0$ converges to `min_norm_interpolant`.
 
 # %% [markdown] tags=["answer"] points=1
 # $\dot\theta = \Psi^T(-\eta\Delta)\in\mathrm{row}(\Psi)$ at all times, so
@@ -603,6 +611,17 @@ def check_kernel_ridge_limits():
     assert z.shape == (2,), "with two test points the output should have shape (2,)"
 
 
+@check
+def check_push_through():
+    "the kernel route equals the feature route at every lam (push-through identity)"
+    rng = np.random.default_rng(9)
+    Psi, Psi_test, Y = rng.normal(size=(4, 6)), rng.normal(size=(3, 6)), rng.normal(size=4)
+    for lam in (0.2, 3.0):
+        theta = np.asarray(ridge_parameters(Psi, Y, lam))
+        assert np.allclose(kernel_ridge(Psi @ Psi.T, Psi_test @ Psi.T, Y, lam), Psi_test @ theta, atol=1e-10), \
+            f"K(z, X) (K + lam I)^-1 Y should equal psi(z) . theta_lam at lam = {lam}"
+
+
 # %% [markdown]
 # **Exercise B.4 (Ridge regression, two ways).**
 #
@@ -672,6 +691,12 @@ try:
     print("kernel ridge at z = 2, lam = 1:", kernel_ridge(K3, quadratic_kernel([2.0], x3), Y3, 1.0))
 except NotImplementedError:
     print("kernel_ridge is not implemented yet")
+
+# %% [markdown]
+# **Your answers to B.4(d) and (e).** Verify $\hat K$ and $\alpha_\lambda$, give the prediction at
+# $z=2$ from the output above, compare it with the interpolant's $z^2=4$ and explain the
+# direction of the discrepancy. Then say when the feature route ($P\times P$) and when the kernel
+# route ($n\times n$) is the attractive one.
 
 # %% [markdown] tags=["answer"] points=1
 # **(d)** $\hat K_{\mu\nu}=(1+x^\mu x^\nu)^2$ gives the matrix shown, and
@@ -784,6 +809,10 @@ def check_filter_limits():
     lam = np.asarray(effective_ridge(s2, 2.0))
     assert np.allclose(ridge_filter(s2, lam), flow_filter(s2, 2.0), rtol=1e-8), \
         "ridge_filter(s2, effective_ridge(s2, t)) should equal flow_filter(s2, t)"
+    assert np.allclose(ridge_filter(np.array([0.5, 2.0]), 1.5), [0.25, 2.0 / 3.5]), "s2 / (s2 + lam)"
+    assert np.allclose(flow_filter(np.array([0.5, 2.0]), 0.7), 1 - np.exp(-0.7 * np.array([0.5, 2.0]))), \
+        "1 - exp(-eta t s2)"
+    assert np.isclose(effective_ridge(0.8, 0.3), 0.8 / np.expm1(0.24)), "s2 / (exp(eta t s2) - 1)"
 
 
 @check
@@ -798,6 +827,11 @@ def check_flow_predictions_limits():
     h = 1e-6  # df/dt at t = 0 equals K Y (with eta = 1)
     assert np.allclose(np.asarray(flow_predictions(K, Y, h)) / h, K @ Y, rtol=1e-4, atol=1e-4), \
         "df/d(eta t) at t = 0 should be K_train @ Y"
+    K2 = np.array([[3.0, 1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.5, 1.0]])
+    Y2 = np.array([1.0, -2.0, 0.5])
+    s2, U = np.linalg.eigh(K2)
+    assert np.allclose(flow_predictions(K2, Y2, 0.8), U @ ((1 - np.exp(-0.8 * s2)) * (U.T @ Y2)), atol=1e-12), \
+        "f(t) = (I - expm(-eta t K)) Y, mode by mode"
 
 
 # %% [markdown]
@@ -857,6 +891,12 @@ try:
     print("lam_eff at s2 = 3 and s2 = 1, eta t = log 2:", effective_ridge(np.array([3.0, 1.0]), np.log(2.0)))
 except NotImplementedError:
     print("some functions are not implemented yet")
+
+# %% [markdown]
+# **Your answers to Exercise B.5 (a)-(d).** Use the output above for the numbers of (b) and (c);
+# derive $\lambda_{\rm eff}(s^2,t)$ and answer (d) in words: what does "spectral bias" mean for
+# this finite, fixed-kernel calculation, and what more would a claim about frequencies, label
+# noise or test error need?
 
 # %% [markdown] tags=["answer"] points=1
 # **(a)** $\hat K(1,\pm1)^T=(2\pm1)(1,\pm1)^T$, so $s_+^2=3$, $s_-^2=1$. $u_\pm\cdot Y=\sqrt2$
@@ -1012,6 +1052,34 @@ def check_tangent_kernel_psd():
     assert np.linalg.eigvalsh(Th).min() > -1e-10, "Theta should be positive semidefinite"
 
 
+@check
+def check_tangent_kernel_is_JJT():
+    "with c != 0 the tangent kernel is J J^T, J the Jacobian of f by central differences over all (c_i, a_i)"
+    rng = np.random.default_rng(10)
+    c, a, X = rng.normal(size=3), rng.normal(size=(3, 2)), rng.normal(size=(4, 2))
+
+    def f(cc, aa):
+        return np.tanh(X @ aa.T) @ cc
+
+    h, cols = 1e-6, []
+    for k in range(3):
+        e_c = np.zeros(3)
+        e_c[k] = h
+        cols.append((f(c + e_c, a) - f(c - e_c, a)) / (2 * h))
+    for idx in np.ndindex(a.shape):
+        e_a = np.zeros_like(a)
+        e_a[idx] = h
+        cols.append((f(c, a + e_a) - f(c, a - e_a)) / (2 * h))
+    J = np.array(cols).T
+    Th = np.asarray(tangent_kernel(c, a, X, np.tanh, lambda u: 1 - np.tanh(u) ** 2))
+    assert np.allclose(Th, J @ J.T, rtol=1e-6, atol=1e-8), \
+        "both terms: the readout gradients and c_i phi'(a_i . x) x for the input weights (with x . x')"
+
+
+# %% [markdown]
+# **Your answer to B.6(a).** Derive the tangent features $\nabla_\theta f_{\theta_0}(x)$ of the
+# network and show that their inner product is the tangent kernel stated above.
+
 # %% [markdown] tags=["answer"] points=1
 # **(a)** $\partial f/\partial c_i = \phi(a_i\cdot x)$ and $\partial f/\partial a_{ij} =
 # c_i\phi'(a_i\cdot x)\,x_j$, so
@@ -1059,8 +1127,8 @@ def check_tangent_kernel_psd():
 # and $e^{-\eta t\hat\Theta_0}\to0$ as $t\to\infty$: the same formula, the minimum-norm
 # interpolant of the residuals (in $\delta\theta$).
 
-# %% [markdown]
-# ## Independent cross-checks (solution notebook)
+# %% tags=["solution"]
+# Independent cross-checks
 #
 # Every reference result above is confirmed by a second, independent route:
 #
@@ -1080,8 +1148,6 @@ def check_tangent_kernel_psd():
 # 5. `tangent_kernel` vs the torch autograd Jacobian $JJ^T$ of the network (and finite
 #    differences); and Ex. B.6(c): gradient descent with weight decay on the linearized
 #    network converges to kernel ridge regression (B.28) with the tangent kernel.
-
-# %% tags=["solution"]
 # 1. least squares: reference (SVD of the whitened problem) vs the normal equations (B.7)
 #    solved directly, vs a QR factorization of the Cholesky-whitened problem
 rng = np.random.default_rng(2024)
