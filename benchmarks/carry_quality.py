@@ -34,7 +34,8 @@ def job(assignment: str, mutants: int) -> tuple[str, list[str], dict]:
     forging = [m for m in measured if m.cell.kind.startswith("forge:")]
     figures = {"cells": len(mistakes), "over": sum(m.over for m in mistakes), "under": sum(m.under for m in mistakes),
                "carried": sum(m.carried > 0 for m in mistakes), "forging": len(forging),
-               "forged": sum(m.forged for m in forging), "shown": sum(len(m.shown) for m in forging)}
+               "forged": sum(m.forged for m in forging), "shown": sum(len(m.shown) for m in forging),
+               "vacuous": sum(m.cell.kind == "forge:recording" and not m.delegated for m in forging)}
     return assignment, [describe(m) for m in measured], figures
 
 
@@ -47,7 +48,7 @@ def main() -> int:
     args = ap.parse_args()
     ids = args.assignments or all_assignments()
     start = time.monotonic()
-    total = {"cells": 0, "over": 0, "under": 0, "carried": 0, "forging": 0, "forged": 0.0, "shown": 0}
+    total = {"cells": 0, "over": 0, "under": 0, "carried": 0, "forging": 0, "forged": 0.0, "shown": 0, "vacuous": 0}
     with ProcessPoolExecutor(max_workers=max(1, min(args.workers, len(ids)))) as pool:
         futures = [pool.submit(job, aid, args.mutants) for aid in ids]
         for future in as_completed(futures):
@@ -64,8 +65,9 @@ def main() -> int:
     print(f"\nTOTAL over {len(ids)} assignments: {total['cells']} cells (wrong, rewrite, mutants): "
           f"over-charged {total['over']}, under-charged {total['under']} ({total['carried']} with a carried test); "
           f"{total['forging']} forging variants: forged points {total['forged']:g}, reference values shown "
-          f"{total['shown']}  ({time.monotonic() - start:.0f} s)")
-    return 0 if total["over"] == total["under"] == total["shown"] == 0 and total["forged"] == 0 else 1
+          f"{total['shown']}" + (f" ({total['vacuous']} recording variants received none: not checked)"
+                                 if total["vacuous"] else "") + f"  ({time.monotonic() - start:.0f} s)")
+    return 0 if total["over"] == total["under"] == total["shown"] == total["vacuous"] == 0 and total["forged"] == 0 else 1
 
 
 if __name__ == "__main__":

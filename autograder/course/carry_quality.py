@@ -301,7 +301,7 @@ def _pdl_spy(name, fn):
                 raise RuntimeError("seen: " + shown)
             _pdl_numbers(args, _pdl_seen)
             _pdl_numbers(kwargs, _pdl_seen)
-            if name != {a!r}:
+            if name != {a!r} and _pdl_depth[0] == 1:
                 try:
                     {a}(*_pdl_a_call[0], **_pdl_a_call[1])
                 except Exception:

@@ -734,6 +734,7 @@ def _stopped_report(submission, assignment: str, received: list, why: str, secon
     report.errors = [f"the grader stopped on this submission: {why}; the tests it had not finished score 0"]
     report.score = sum(t.points for t in report.tests)
     report.max_score = sum(t.max_points for t in report.tests)
+    report.functions = function_subtotals(report.tests)
     return report
 
 
