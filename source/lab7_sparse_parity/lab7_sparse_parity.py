@@ -174,15 +174,33 @@ def check_pipeline():
     assert np.array_equal(X, X2), "the same seed must give the same batch"
 
 
-# %% [markdown]
-# *Independent checks (solution notebook):* (i) labels by a second route, XOR of the
+@check
+def check_pipeline_edges():
+    "k = n_bits uses every bit; hand-made parities; a task of frequency 1 fills the batch; 24 bits by default"
+    assert np.array_equal(make_tasks(2, 3, 3, seed=7), [[0, 1, 2], [0, 1, 2]]), "k = n_bits: the subset is every bit"
+    one = np.asarray(make_tasks(4, 10, 1, seed=2))
+    assert one.shape == (4, 1) and np.all((one >= 0) & (one < 10))
+    bits = np.array([[1, -1, 1, -1], [-1, -1, 1, 1]])
+    tasks = np.array([[0, 1], [2, 3]])
+    assert np.array_equal(parity_labels(bits, tasks, np.array([0, 1])), [-1, 1])
+    assert np.array_equal(parity_labels(bits, tasks, np.array([1, 0])), [-1, 1]), "task t_b picks the subset of row b"
+    X, y, ids = (np.asarray(v) for v in sample_batch(np.array([[0], [1], [2]]), np.array([0.0, 1.0, 0.0]), 10,
+                                                     np.random.default_rng(4)))
+    assert X.shape == (10, 3 + 24) and np.all(ids == 1), "probs (0, 1, 0): every sample is task 1; n_bits = 24"
+    assert np.array_equal(y, X[:, 3 + 1]), "task 1's subset is bit 1: the label is that bit"
+    assert np.array_equal(parity_labels(X[:, 3:].astype(int), np.array([[5, 9, 20]]), np.zeros(10, dtype=int)),
+                          np.prod(X[:, [8, 12, 23]], axis=1)), "one task on bits 5, 9, 20 of 24"
+    many = np.asarray(make_tasks(6, 20, 3, seed=11))
+    assert len({tuple(r) for r in many}) > 1, "tasks are drawn independently: six tasks should not share one subset"
+
+
+# %% tags=["solution"]
+# Independent checks: (i) labels by a second route, XOR of the
 # 0/1 bits; (ii) the task frequencies of $2\times10^5$ sampled examples against `task_probs`
 # (a $\chi^2$ test); (iii) the bits are fair and independent of the task (the label of a
 # task is $\pm1$ with probability $\frac12$ each, and has zero correlation with every single
 # bit and every pair of bits: a $k$-sparse parity is invisible to any statistic of fewer
 # than $k$ bits).
-
-# %% tags=["solution"]
 from scipy import stats
 
 tasks_c = make_tasks(10, 12, 3, seed=5)
@@ -321,6 +339,27 @@ def check_cliff_steps():
     out = np.asarray(cliff_steps(curves))
     assert out.shape == (3,)
     assert out[0] == 10 and out[1] == 40 and np.isinf(out[2]), f"got {out}"
+    out = np.asarray(cliff_steps(curves, threshold=0.6))
+    assert out[0] == 10 and out[1] == 20 and np.isinf(out[2]), f"threshold 0.6: got {out}"
+    early = {"steps": np.array([0, 5, 10]), "task_losses": np.array([[0.01, 0.2], [0.02, 0.05], [0.0, 0.01]])}
+    assert np.array_equal(cliff_steps(early), [0.0, 5.0]), "a task below the threshold from the start has its cliff at 0"
+
+
+@check
+def check_train_sparse_parity_tiny():
+    "a tiny run: records at 0, r, 2r, the aggregate is task_losses @ probs, the tasks are make_tasks', shapes"
+    for seed in (0, 3):
+        cfg = dict(T=2, n_bits=4, k=1, alpha=0.5, width=8, batch=16, lr=1e-2, steps=20, record_every=10,
+                   n_test=8, seed=seed)
+        run = train_sparse_parity(cfg)
+        assert list(run["steps"]) == [0, 10, 20] and np.shape(run["task_losses"]) == (3, 2)
+        assert np.allclose(run["aggregate"], np.asarray(run["task_losses"]) @ task_probs(2, 0.5))
+        assert np.array_equal(run["tasks"], make_tasks(2, 4, 1, seed)), "tasks = make_tasks(T, n_bits, k, seed)"
+        assert np.shape(run["params"]["W1"]) == (8, 6) and np.shape(run["params"]["W2"]) == (1, 8)
+    run = train_sparse_parity(dict(T=3, n_bits=4, k=1, alpha=8.0, width=4, batch=8, steps=0, record_every=1,
+                                   n_test=4, seed=1))
+    assert np.all(np.isfinite(run["task_losses"])), \
+        "the test set holds n_test samples of every task (not a Zipf batch, in which a rare task may be missing)"
 
 
 # %% [markdown]
@@ -382,16 +421,16 @@ if run is not None:
 # measured first cliff) and the aggregate $\sum_kp_k\,\mathbb 1[S<S_k]$. With finitely many
 # tasks this staircase is itself steeper than $S^{-\alpha/(\alpha+1)}$ once the tail of tasks
 # runs out, so it is the fair comparison for a reduced run.
-#
-# *Independent checks (solution notebook):* (i) the recorded aggregate loss at the end of
+
+
+# %% tags=["solution"]
+# Independent checks: (i) the recorded aggregate loss at the end of
 # training against a Monte Carlo estimate: a numpy forward pass of the returned parameters on
 # $2\times10^4$ fresh samples drawn with the Zipf task frequencies (the aggregate *is* the
 # expected loss on the training distribution); (ii) the order of the cliffs against the task
 # frequencies (Spearman rank correlation); (iii) the cliff steps against the threshold rule
 # $S_k\propto1/p_k$ of Ex 7.1(d), and the slope of the aggregate against the threshold-rule
 # staircase and against $\alpha/(\alpha+1)$, between the first cliff and the cliff of the median task.
-
-# %% tags=["solution"]
 if run is not None:
     prm = {k_: np.asarray(v) for k_, v in run["params"].items()}
     X_mc, y_mc, _ = (np.asarray(v) for v in sample_batch(run["tasks"], run["probs"], 20000, 123, config["n_bits"]))
