@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.course.generate import params_code
-from autograder.course.source import load
+from autograder.course.source import all_assignments, load
 from autograder.run.paths import REPO
 
 OTTER_COMMENT = re.compile(r"<!--\s*(BEGIN|END) QUESTION\s*-->")
@@ -359,7 +359,6 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--json"]:
         print(json.dumps(_run_checks(argv[1])))
         return 0
-    from autograder.course.source import all_assignments  # noqa: PLC0415
     ok = True
     for aid in argv or all_assignments():
         print(aid)
