@@ -2,9 +2,14 @@
 cohort report and the written answers by question. Static HTML, readable offline: Markdown and
 math are rendered here (``autograder.cohort.markup``: MathML, no script), figures are inline PNGs.
 
-Every text that comes from a student (answers, error messages of their code, ids) or a TA
-(comments) is escaped, or rendered by a Markdown parser that shows raw HTML as text. Then, in
-``page``, which every page goes through, the body passes the allow-list sanitizer
+Each HTML page is a Jinja2 template (``autograder/cohort/templates/``) filled by a view model: a
+function of a record (``feedback_view``, ``report_view``, ``written_view``) that returns plain
+data (texts, numbers already formatted, figures as ``data:`` URIs) and escapes nothing. The
+templates' environment escapes every value (``autoescape``), so a text that comes from a student
+(answers, error messages of their code, ids, names) or a TA (comments) is escaped without anyone
+remembering to; only HTML this package made is passed as ``Markup`` and written as is: Markdown
+and math rendered by ``markup`` (a parser that shows raw HTML as text), the similarity section.
+Then, in ``page.html``, which every page extends, the body passes the allow-list sanitizer
 (``markup.sanitize``) and the page carries a Content-Security-Policy (``CSP``) under which no
 script runs and nothing is fetched: either alone keeps a hostile submission's markup from
 running when the TA opens the page.
@@ -20,6 +25,10 @@ import re
 from functools import lru_cache
 from urllib.parse import quote
 
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2.ext import Extension
+from markupsafe import Markup
+
 import course_config
 from autograder.cohort import late as late_policy
 from autograder.cohort import markup
@@ -31,7 +40,7 @@ from autograder.run.grading import release_questions
 
 NBGRADER_PLACEHOLDERS = ("YOUR ANSWER HERE",)  # nbgrader's ClearSolutions.text_stub (its default)
 TROUBLE = re.compile(r"did not finish within|ran past the time limit|crashed|stopped the notebook|"
-                     r"could not start|out of memory|killed", re.I)
+                     r"could not start|out of memory|killed", re.IGNORECASE)
 
 CSS = ("body{font-family:system-ui,sans-serif;max-width:64em;margin:2em auto;padding:0 1em;line-height:1.45;"
        "color:#222}table{border-collapse:collapse;margin:.6em 0}td,th{padding:.3em .6em;"
@@ -53,12 +62,40 @@ CSP = ("default-src 'none'; img-src data:; "
        "base-uri 'none'; form-action 'none'")
 
 
+class Joined(Extension):
+    """The templates are written an element a line, indented; a line break and the indentation
+    after it are not part of the page (a space wanted at a join is written at the start of the
+    next line's text: ``{% if late %} late``). Only the templates' own text is joined, never a
+    value put in it; the pages are written as they were before templates, with no space between
+    elements. A template's tag or expression stays on one line."""
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        return re.sub(r"\n[ \t]*", "", source)
+
+
+def _sanitized(body) -> Markup:
+    """The filter ``sanitize`` of page.html: the body through ``markup.sanitize`` (looked up when
+    called, so a test can take it out and see the policy alone hold)."""
+    return Markup(markup.sanitize(str(body)))
+
+
+ENV = Environment(loader=PackageLoader("autograder.cohort", "templates"), autoescape=True,
+                  undefined=StrictUndefined, extensions=[Joined])
+ENV.filters["sanitize"] = _sanitized
+
+
+def render(template: str, view: dict) -> str:
+    """A whole page: ``template`` (one extending page.html) filled with ``view``, a view model's
+    plain data; every value is escaped unless it is ``Markup``."""
+    # CSS and CSP are this module's constants, written as they are: the policy holds the style's
+    # hash, and the policy stands in a "-quoted attribute (it has no ")
+    return ENV.get_template(template).render(view, css=Markup(CSS), csp=Markup(CSP)) + "\n"
+
+
 def page(title: str, body: str) -> str:
-    """A whole page: ``body`` sanitized (``markup.sanitize``), under the policy ``CSP``."""
-    return (f"<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\"><title>{html.escape(title)}</title>"
-            f"<meta name='viewport' content='width=device-width'><style>{CSS}</style></head>"
-            f"<body>{markup.sanitize(body)}</body></html>\n")
+    """A whole page around ``body``, HTML made elsewhere (similarity.html): sanitized
+    (``markup.sanitize``), under the policy ``CSP``; ``title`` is text (escaped)."""
+    return render("page.html", {"title": title, "body": Markup(body)})
 
 
 def md_text(text) -> str:
@@ -225,6 +262,15 @@ def _unit(points: float) -> str:
     return "point" if float(points) == 1 else "points"
 
 
+def _g(x) -> str:
+    return format(x, "g")
+
+
+def _md(text) -> Markup:
+    """Markdown and math as HTML (``markup.render``: raw HTML in ``text`` shown as text)."""
+    return Markup(markup.render(text))
+
+
 # -- feedback ------------------------------------------------------------------------------
 def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) -> str:
     w = written(rec, hand)
@@ -279,85 +325,60 @@ def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) 
                 lines.append(f"- {q}: {i['score']:g} / {i['points']:g}")
             if i["comment"].strip():
                 lines.append(f"  - *Comment:* {md_text(i['comment'].strip())}")
-    lines += ["", f"_Graded against version {md_text(rec.get('version', '?'))}. Hidden tests use inputs you "
-                  "have not seen; the messages say what was checked, not the expected values._"]
+    lines += ["", (f"_Graded against version {md_text(rec.get('version', '?'))}. Hidden tests use inputs you "
+                   "have not seen; the messages say what was checked, not the expected values._")]
     return "\n".join(lines) + "\n"
 
 
-def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> str:
+def feedback_view(rec: dict, hand: HandScores | None = None, deadline=None) -> dict:
+    """What a student's feedback page shows (feedback.html), as plain data: texts as they are (the
+    template escapes them), Markdown rendered by ``markup`` (Markup)."""
     w = written(rec, hand)
-    e = html.escape
-    rows = []
     groups = mistake_groups(rec)
+    tests = []
     for t, msg in test_messages(rec):
-        k = _group_of(groups, t)
-        diag = f"<div class='diag'>What went wrong: see <a href='#mistake-{k + 1}'>mistake {k + 1}</a></div>" if k >= 0 else ""
-        if t.get("carried_forward"):
-            diag += f"<div class='diag'><b>{e(str(t['carried_forward']))}</b></div>"
-        rows.append(f"<tr class='{'ok' if t['passed'] or t.get('carried_forward') else 'bad'}'><td>{e(str(t['name']))}</td>"
-                    f"<td class='num'>{t['points']:g}&nbsp;/&nbsp;{t['max_points']:g}</td><td>{e(msg)}{diag}</td></tr>")
-    note_items = "".join(f"<li>{e(str(n))}</li>" for n in dict.fromkeys(rec.get("errors") or []))
-    who = e(str(rec["student"])) + (f" ({e(str(rec['name']))})" if rec.get("name") else "")
+        tests.append({"name": str(t["name"]), "ok": bool(t["passed"] or t.get("carried_forward")),
+                      "points": _g(t["points"]), "max_points": _g(t["max_points"]), "message": msg,
+                      "mistake": _group_of(groups, t) + 1, "carried_forward": str(t.get("carried_forward") or "")})
     flag, by = late(rec, deadline)
-    when = (f" Submitted {e(when_text(rec['submitted_at']))}" + (f" <span class='late'>late by {by}</span>" if flag == "yes" else "")
-            + "." if rec.get("submitted_at") else "")
-    if w["items"]:
-        total = (f"<p>Score: <b>{rec['score'] + w['score']:g} / {rec['max_score'] + w['max']:g}</b> "
-                 f"(tests {rec['score']:g} / {rec['max_score']:g}, written answers {w['score']:g} / {w['max']:g}"
-                 + (f"; {w['ungraded']} not graded yet" if w["ungraded"] else "") + ")</p>")
-    else:
-        total = f"<p>Score: <b>{rec['score']:g} / {rec['max_score']:g}</b></p>"
-    parts = [f"<h1>{e(str(rec['assignment']))}</h1><p>Student: {who}.{when}</p>", total]
     fate = penalty(rec, w, deadline)
-    if fate["why"]:
-        parts.append(f"<p><span class='late'>{e(fate['why'])}</span>"
-                     + (f" Final: <b>{fate['final']:g} / {rec['max_score'] + w['max']:g}</b>" if fate["penalty"] else "")
-                     + "</p>")
-    if groups:
-        items = "".join(
-            f"<li id='mistake-{k + 1}'>{markup.render_inline(g['what'])} <span class='tests'>(tests: "
-            f"{e(', '.join(g['tests']))}" + (f"; credited, the error carried forward: {e(', '.join(g['credited']))}"
-                                             if g["credited"] else "") + ")</span></li>"
-            for k, g in enumerate(groups))
-        parts.append(f"<h2>What went wrong</h2><p>Each mistake once, with the tests it explains.</p><ol>{items}</ol>")
-    if rows:
-        carried = any(t.get("carried_forward") for t in rec.get("tests") or [])
-        parts.append("<h2>Tests</h2>" + (f"<p>{e(carry.RULE)}</p>" if carried else "")
-                     + "<table><thead><tr><th>test</th><th class='num'>points</th><th>what was checked"
-                     f"</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
-    if rec.get("functions"):
-        cells = "".join(f"<tr class='{'bad' if float(row.get('lost') or 0) else 'ok'}'><td>{e(str(row['function']))}</td>"
-                        f"<td class='num'>{_pts(row['max_points'])}</td><td class='num'>{_pts(row.get('lost') or 0)}</td></tr>"
-                        for row in rec["functions"])
-        parts.append("<h2>By function</h2><p>The points the release gives each function, and the points lost here "
-                     "(a failing test counts against the function whose answer failed).</p><table><thead><tr><th>function"
-                     f"</th><th class='num'>points</th><th class='num'>lost</th></tr></thead><tbody>{cells}</tbody></table>")
-    if note_items:
-        parts.append(f"<h2>Notes from the grader</h2><ul>{note_items}</ul>")
+    view = {
+        "title": f"{rec['assignment']}: {rec['student']}", "assignment": str(rec["assignment"]),
+        "student": str(rec["student"]), "name": str(rec["name"]) if rec.get("name") else "",
+        "submitted": when_text(rec["submitted_at"]) if rec.get("submitted_at") else "",
+        "late_by": by if flag == "yes" else "",
+        "tests_score": f"{rec['score']:g} / {rec['max_score']:g}",
+        "total": f"{rec['score'] + w['score']:g} / {rec['max_score'] + w['max']:g}",
+        "late_why": fate["why"],
+        "final": f"{fate['final']:g} / {rec['max_score'] + w['max']:g}" if fate["penalty"] else "",
+        "mistakes": [{"what": Markup(markup.render_inline(g["what"])), "tests": ", ".join(g["tests"]),
+                      "credited": ", ".join(g["credited"])} for g in groups],
+        "tests": tests, "carried": any(t.get("carried_forward") for t in rec.get("tests") or []),
+        "carry_rule": carry.RULE,
+        "functions": [{"function": str(row["function"]), "points": _pts(row["max_points"]),
+                       "lost": _pts(row.get("lost") or 0), "lost_any": bool(float(row.get("lost") or 0))}
+                      for row in rec.get("functions") or []],
+        "notes": [str(n) for n in dict.fromkeys(rec.get("errors") or [])],
+        "version": str(rec.get("version", "?")),
+        "written": None,
+    }
     if w["items"]:
         prompts = questions_of(str(rec.get("assignment")))
-        answered = sum(i["state"] == "yes" for i in w["items"])
-        parts.append(f"<h2>Written answers</h2><p>{answered} of {len(w['items'])} answered "
-                     f"({w['max']:g} points, graded by hand).</p>")
+        answers = []
         for i in w["items"]:
-            if i["state"] != "yes":
-                status = (f"<span class='miss'>{'no answer cell found' if i['state'] == 'no cell' else 'left blank'}"
-                          f"</span>: 0 / {i['points']:g}")
-            elif i["score"] is None:
-                status = "not graded yet"
-            else:
-                status = f"<b>{i['score']:g} / {i['points']:g}</b>"
             prompt = prompts.get(i["question"], ("", ""))[0]
-            parts.append(
-                f"<section><h3>{e(i['question'])} ({i['points']:g} {_unit(i['points'])})</h3><p>Score: {status}</p>"
-                + (f"<div class='comment md'><b>Comment:</b> {markup.render(i['comment'])}</div>" if i["comment"].strip() else "")
-                + (f"<details><summary>Question</summary><div class='md'>{markup.render(prompt)}</div></details>" if prompt else "")
-                + (f"<details><summary>Your answer</summary><div class='answer md'>{markup.render(i['text'])}</div></details>"
-                   if i["state"] == "yes" else "")
-                + "</section>")
-    parts.append(f"<p><small>Version {e(str(rec.get('version', '?')))}. Hidden tests use inputs you have not seen; "
-                 "the messages say what was checked, not the expected values.</small></p>")
-    return page(f"{rec['assignment']}: {rec['student']}", "".join(parts))
+            answers.append({"question": i["question"], "points": _g(i["points"]), "unit": _unit(i["points"]),
+                            "state": i["state"], "score": None if i["score"] is None else _g(i["score"]),
+                            "comment": _md(i["comment"]) if i["comment"].strip() else None,
+                            "prompt": _md(prompt) if prompt else None,
+                            "answer": _md(i["text"]) if i["state"] == "yes" else None})
+        view["written"] = {"score": f"{w['score']:g} / {w['max']:g}", "ungraded": w["ungraded"], "max": _g(w["max"]),
+                           "answered": sum(i["state"] == "yes" for i in w["items"]), "answers": answers}
+    return view
+
+
+def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> str:
+    return render("feedback.html", feedback_view(rec, hand, deadline))
 
 
 # -- the cohort report ---------------------------------------------------------------------
@@ -391,23 +412,11 @@ def feedback_href(student: str) -> str:
     return "feedback/" + quote(f"{student}.html")
 
 
-def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, similar: str = "") -> str:
-    """The cohort report; ``similar``: the similarity section (``similarity.report_section``)."""
+def report_figures(scores: list[float], full: float, rates: dict[str, float], slow: list[tuple[str, float]]) -> list[str]:
+    """The report's figures as data: URIs of PNGs: the histogram of ``scores`` (tests, out of
+    ``full``) in whole students, each test's pass rate (``rates``: name -> fraction passing), and
+    the slowest submissions (``slow``: (student, seconds))."""
     from matplotlib.ticker import MaxNLocator  # heavy: only the report's figures
-
-    e = html.escape
-    results = summary["results"]
-    names = test_names(results)
-    scores = [r["score"] for r in results]
-    maxes = [r["max_score"] for r in results if r["max_score"]]
-    full = max(maxes) if maxes else 1.0
-    passed = {n: sum(any(t["name"] == n and t["passed"] for t in r.get("tests", [])) for r in results) for n in names}
-    points = {}
-    for r in results:
-        for t in r.get("tests", []):
-            points.setdefault(t["name"], t.get("max_points", 0))
-    n = max(len(results), 1)
-    slow = sorted(results, key=lambda r: -r.get("seconds", 0))[:10]
 
     def hist(ax):
         ax.hist(scores, bins=max(1, min(int(full), 25)), range=(0, full), color="#4a7", edgecolor="white")
@@ -416,111 +425,118 @@ def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, 
         ax.set_ylabel("students")
         ax.set_title("score distribution")
 
-    def rates(ax):
-        ax.barh(range(len(names)), [passed[x] / n for x in names], color="#47a")
-        ax.set_yticks(range(len(names)), names, fontsize=7)
+    def pass_rates(ax):
+        ax.barh(range(len(rates)), list(rates.values()), color="#47a")
+        ax.set_yticks(range(len(rates)), list(rates), fontsize=7)
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
         ax.set_xlabel("fraction passing")
         ax.set_title("per-test pass rate")
 
     def slowest(ax):
-        ax.barh(range(len(slow)), [r.get("seconds", 0) for r in slow], color="#a74")
-        ax.set_yticks(range(len(slow)), [r["student"] for r in slow], fontsize=7)
+        ax.barh(range(len(slow)), [seconds for _, seconds in slow], color="#a74")
+        ax.set_yticks(range(len(slow)), [student for student, _ in slow], fontsize=7)
         ax.invert_yaxis()
         ax.set_xlabel("seconds")
         ax.set_title("slowest submissions")
 
     figures = [_figure_png(hist)]
-    if names:
-        figures.append(_figure_png(rates, rows=len(names)))
+    if rates:
+        figures.append(_figure_png(pass_rates, rows=len(rates)))
     if slow:
         figures.append(_figure_png(slowest, rows=len(slow)))
+    return figures
 
-    # one row per student
-    student_rows, all_notes, with_notes = [], [], 0
-    any_written = any(r.get("manual") for r in results)
-    any_name = any(r.get("name") or r.get("email") for r in results)
-    any_time = any(r.get("submitted_at") or r.get("lms_late") is not None for r in results)
-    fates = {id(r): penalty(r, written(r, hand), deadline) for r in results}
-    any_penalty = any(f["penalty"] for f in fates.values())
+
+def _student_row(r: dict, hand: HandScores | None, deadline, fate: dict) -> dict:
+    """One row of the report's table of students (report.html)."""
+    w = written(r, hand)
+    rn = notes(r)
+    flag, by = late(r, deadline)
+    return {"href": feedback_href(r["student"]), "student": str(r["student"]), "name": str(r.get("name") or ""),
+            "email": str(r.get("email") or ""), "submitted": when_text(r.get("submitted_at")),
+            "late_by": by if flag == "yes" else "",
+            "lms_late": late_policy.LMS_NAMES.get(str(r.get("lms")), "LMS") if fate["lms_late"] == "yes" else "",
+            "tests": f"{r['score']:g} / {r['max_score']:g}",
+            "written": f"{w['score']:g} / {w['max']:g}" if w["items"] else "",
+            "to_grade": w["ungraded"] if w["items"] else 0,
+            "total": f"{r['score'] + w['score']:g} / {r['max_score'] + w['max']:g}",
+            "final": _g(fate["final"]), "penalty": _g(fate["penalty"]) if fate["penalty"] else "",
+            "notes": len(rn), "first_note": (rn[0][:160] + ("…" if len(rn[0]) > 160 else "")) if rn else "",
+            "seconds": f"{float(r.get('seconds', 0)):.1f}"}
+
+
+def report_view(summary: dict, hand: HandScores | None = None, deadline=None, similar: str = "") -> dict:
+    """What the cohort report shows (report.html), as plain data: the statistics, a row per
+    student, per test and per mistake found, the grader notes, the figures (``report_figures``).
+    ``similar``: the similarity section, HTML (``similarity.report_section``, which escapes)."""
+    results = summary["results"]
+    names = test_names(results)
+    scores = [r["score"] for r in results]
+    maxes = [r["max_score"] for r in results if r["max_score"]]
+    full = max(maxes) if maxes else 1.0
+    passed = {n: sum(any(t["name"] == n and t["passed"] for t in r.get("tests", [])) for r in results) for n in names}
+    points: dict = {}
     for r in results:
-        w = written(r, hand)
-        fate = fates[id(r)]
-        rn = notes(r)
-        with_notes += bool(rn)
-        all_notes += [(r["student"], x) for x in rn]
-        flag, by = late(r, deadline)
-        when = e(when_text(r.get("submitted_at")))
-        if flag == "yes":
-            when += f" <span class='late'>late {by}</span>"
-        if fate["lms_late"] == "yes":
-            when += f" <span class='late'>late ({e(late_policy.LMS_NAMES.get(str(r.get('lms')), 'LMS'))})</span>"
-        written_cell = (f"{w['score']:g} / {w['max']:g}" + (f" <small>({w['ungraded']} to grade)</small>" if w["ungraded"] else "")
-                        if w["items"] else "")
-        first = (rn[0][:160] + ("…" if len(rn[0]) > 160 else "")) if rn else ""
-        student_rows.append(
-            f"<tr><td><a href='{e(feedback_href(r['student']))}'>{e(str(r['student']))}</a></td>"
-            + (f"<td>{e(str(r.get('name') or ''))}<br><small>{e(str(r.get('email') or ''))}</small></td>" if any_name else "")
-            + (f"<td>{when}</td>" if any_time else "")
-            + f"<td class='num'>{r['score']:g} / {r['max_score']:g}</td>"
-            + (f"<td class='num'>{written_cell}</td><td class='num'>{r['score'] + w['score']:g} / "
-               f"{r['max_score'] + w['max']:g}</td>" if any_written else "")
-            + (f"<td class='num'>{fate['final']:g}" + (f" <small>(−{fate['penalty']:g} late)</small>" if fate["penalty"]
-                                                      else "") + "</td>" if any_penalty else "")
-            + f"<td class='num'>{len(rn)}</td><td>{e(first)}</td>"
-            f"<td class='num'>{float(r.get('seconds', 0)):.1f}</td></tr>")
-    head = ("<tr><th>student</th>" + ("<th>name</th>" if any_name else "")
-            + ("<th>submitted</th>" if any_time else "") + "<th class='num'>tests</th>"
-            + ("<th class='num'>written</th><th class='num'>total</th>" if any_written else "")
-            + ("<th class='num'>final</th>" if any_penalty else "")
-            + "<th class='num'>notes</th><th>first note</th><th class='num'>time (s)</th></tr>")
-    test_rows = "".join(f"<tr><td>{e(x)}</td><td class='num'>{_pts(points.get(x, 0))}</td>"
-                        f"<td class='num'>{passed[x]} / {len(results)}</td><td class='num'>{100 * passed[x] / n:.0f}%</td></tr>"
-                        for x in names)
-    mistakes = mistakes_found(summary)  # catalogued ones (also in mistakes.csv), then generic diagnoses
-    mistake_rows = "".join(
-        f"<tr><td>{e(m['mistake'])}" + (f"<br><small>hint: {e(m['hint'])}</small>" if m["hint"] else "")
-        + f"</td><td>{e(m['function'])}</td><td class='num'>{len(m['students'])}</td><td>"
-        + ", ".join(f"<a href='{e(feedback_href(s))}'>{e(s)}</a>" for s in m["students"]) + "</td></tr>"
-        for m in mistakes)
-    note_rows = "".join(f"<tr><td><a href='{e(feedback_href(s))}'>{e(s)}</a></td><td>{e(x)}</td></tr>" for s, x in all_notes)
-    unmatched = "".join(f"<li>{e(u)}</li>" for u in summary.get("unmatched", []))
-    id_notes = "".join(f"<li>{e(u)}</li>" for u in summary.get("notes", []) or [])
-    mean = sum(scores) / len(scores) if scores else 0.0
-    late_count = sum(late(r, deadline)[0] == "yes" for r in results)
-    aid = e(str(summary["assignment"]))
-    body = (f"<h1>{aid}: {len(results)} submissions</h1>"
-            f"<p>Version {e(str(summary.get('version', '?')))}. Mean {mean:.2f} / {full:g} (tests); "
-            f"{sum(s == full for s in scores)} full marks; {with_notes} with grader notes"
-            + (f"; {late_count} late" if deadline is not None else "") + ".</p>"
-            + ("<p>Written answers: scores typed in <code>written_scores.csv</code> or nbgrader's formgrader are "
-               "merged on each run; <a href='written.html'>the answers by question</a>.</p>" if any_written else "")
-            + "<h2>Students</h2><table id='students'><thead>" + head + "</thead><tbody>" + "".join(student_rows)
-            + "</tbody></table>"
-            + "".join(f"<img src='{src}' alt='figure'>" for src in figures)
-            + "<h2>Tests</h2><table id='tests'><thead><tr><th>test</th><th class='num'>points</th>"
-              "<th class='num'>passed</th><th class='num'>rate</th></tr></thead><tbody>" + test_rows + "</tbody></table>"
-            + ("<h2>Mistakes found in this cohort</h2><p>Catalogued mistakes are also in <code>mistakes.csv</code>."
-               "</p><table id='mistakes'><thead><tr><th>mistake</th><th>function</th><th class='num'>students</th>"
-               "<th>who</th></tr></thead><tbody>" + mistake_rows + "</tbody></table>" if mistakes else "")
-            + similar
-            + f"<h2>Grader notes ({len(all_notes)})</h2>"
-            + (f"<table id='notes'><tbody>{note_rows}</tbody></table>" if note_rows else "<p>none</p>")
-            + (f"<h2>Student ids</h2><ul>{id_notes}</ul>" if id_notes else "")
-            + (f"<h2>On the roster, no submission ({len(summary['absent'])})</h2><ul>"
-               + "".join(f"<li>{e(a['name'] or a['roster_id'])} <small>{e(a['roster_id'])}</small></li>"
-                         for a in summary["absent"]) + "</ul>" if summary.get("absent") else "")
-            + f"<h2>Not matched to a student</h2><ul>{unmatched or '<li>none</li>'}</ul>")
-    return page(f"{summary['assignment']} cohort", body)
+        for t in r.get("tests", []):
+            points.setdefault(t["name"], t.get("max_points", 0))
+    n = max(len(results), 1)
+    slow = sorted(results, key=lambda r: -r.get("seconds", 0))[:10]
+    fates = [penalty(r, written(r, hand), deadline) for r in results]
+    all_notes = [(r["student"], x) for r in results for x in notes(r)]
+    return {
+        "title": f"{summary['assignment']} cohort", "assignment": str(summary["assignment"]),
+        "version": str(summary.get("version", "?")), "mean": f"{sum(scores) / len(scores) if scores else 0.0:.2f}",
+        "full": _g(full), "full_marks": sum(s == full for s in scores),
+        "with_notes": sum(bool(notes(r)) for r in results),
+        "late_count": sum(late(r, deadline)[0] == "yes" for r in results) if deadline is not None else None,
+        "columns": {"name": any(r.get("name") or r.get("email") for r in results),
+                    "time": any(r.get("submitted_at") or r.get("lms_late") is not None for r in results),
+                    "written": any(r.get("manual") for r in results),
+                    "final": any(f["penalty"] for f in fates)},
+        "students": [_student_row(r, hand, deadline, fate) for r, fate in zip(results, fates)],
+        "figures": report_figures(scores, full, {x: passed[x] / n for x in names},
+                                  [(r["student"], r.get("seconds", 0)) for r in slow]),
+        "tests": [{"name": x, "points": _pts(points.get(x, 0)), "passed": passed[x],
+                   "rate": f"{100 * passed[x] / n:.0f}%"} for x in names],
+        # catalogued mistakes (also in mistakes.csv), then generic diagnoses
+        "mistakes": [{"mistake": m["mistake"], "hint": m["hint"], "function": m["function"],
+                      "students": [{"href": feedback_href(s), "student": s} for s in m["students"]]}
+                     for m in mistakes_found(summary)],
+        "similar": Markup(similar),
+        "notes": [{"href": feedback_href(s), "student": s, "note": x} for s, x in all_notes],
+        "id_notes": list(summary.get("notes", []) or []),
+        "absent": [{"name": a["name"] or a["roster_id"], "roster_id": a["roster_id"]}
+                   for a in summary.get("absent") or []],
+        "unmatched": list(summary.get("unmatched", [])),
+    }
+
+
+def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, similar: str = "") -> str:
+    """The cohort report; ``similar``: the similarity section (``similarity.report_section``)."""
+    return render("report.html", report_view(summary, hand, deadline, similar))
 
 
 # -- written answers by question -----------------------------------------------------------
-def written_answers_html(summary: dict, hand: HandScores | None = None) -> str:
-    """Grading by question: each written question with its model answer and rubric, then every
-    student's answer to it, with the score and comment entered so far (Gradescope's 'grade by
-    question'). Markdown and math rendered."""
-    e = html.escape
+def _graded_answer(student: str, question: str, m: dict, hand: HandScores | None) -> dict:
+    """One student's answer to a question on written.html, with the score and comment entered
+    so far and the previous grading of an answer that changed since."""
+    entered = hand.get(student, question) if hand else {"score": "", "comment": ""}
+    prev = hand.previous.get((student, question)) if hand else None
+    changed = bool(previous_grading(prev))
+    return {"anchor": f"{question}-{student}", "student": student, "state": answer_state(m),
+            "answer": _md(m.get("text", "")), "score": entered["score"],
+            "comment": _md(entered["comment"]) if entered["comment"].strip() else None,
+            "graded": bool(entered["score"] or entered["comment"].strip()),
+            "to_grade": changed and not entered["score"],
+            "previous": {"score": prev.get("score") or "",
+                         "comment": _md(prev["comment"]) if str(prev.get("comment", "")).strip() else None}
+            if changed else None}
+
+
+def written_view(summary: dict, hand: HandScores | None = None) -> dict:
+    """What written.html shows, as plain data: each question (its prompt, model answer and rubric
+    rendered), then every student's answer with the score and comment entered so far."""
     prompts = questions_of(summary["assignment"])
     by_question: dict[str, list] = {}
     points: dict[str, float] = {}
@@ -528,41 +544,25 @@ def written_answers_html(summary: dict, hand: HandScores | None = None) -> str:
         for m in rec.get("manual") or []:
             by_question.setdefault(str(m.get("question")), []).append((rec["student"], m))
             points.setdefault(str(m.get("question")), float(m.get("points", 0) or 0))
-    order = list(prompts) + [q for q in by_question if q not in prompts]
-    parts = []
-    for name in order:
+    questions = []
+    for name in list(prompts) + [q for q in by_question if q not in prompts]:
         prompt, model = prompts.get(name, ("", ""))
-        answers = []
-        for student, m in sorted(by_question.get(name, []), key=lambda pair: pair[0]):
-            state = answer_state(m)
-            entered = hand.get(student, name) if hand else {"score": "", "comment": ""}
-            graded = (f"<div class='comment md'><b>Score:</b> {e(entered['score']) or '—'}"
-                      + (f"; <b>comment:</b> {markup.render(entered['comment'])}" if entered["comment"].strip() else "")
-                      + "</div>" if entered["score"] or entered["comment"].strip() else "")
-            prev = hand.previous.get((student, name)) if hand else None
-            if previous_grading(prev):
-                if not entered["score"]:
-                    graded = "<div class='comment md'><b>Score:</b> to grade (the answer changed)</div>" + graded
-                graded += (f"<div class='comment md'><b>Previous grading (answer changed since):</b> score "
-                           f"{e(prev.get('score') or '—')}"
-                           + (f"; comment: {markup.render(prev['comment'])}" if str(prev.get('comment', '')).strip()
-                              else "") + "</div>")
-            body = ("<p class='miss'>no answer cell</p>" if state == "no cell" else
-                    "<p class='miss'>left blank</p>" if state == "blank" else
-                    f"<div class='answer md'>{markup.render(m.get('text', ''))}</div>")
-            answers.append(f"<h3 id='{e(name)}-{e(student)}'>{e(student)}</h3>{body}{graded}")
         pts = points.get(name)
         if pts is None:
             try:
                 pts = next(q.points for q in load(summary["assignment"]).written_questions() if q.name == name)
             except Exception:  # noqa: BLE001
                 pts = 0.0
-        parts.append(f"<section><h2>{e(name)} ({pts:g} {_unit(pts)})</h2><div class='md'>{markup.render(prompt)}</div>"
-                     f"<details><summary>Model answer and rubric</summary><div class='answer md'>{markup.render(model)}</div>"
-                     f"</details>{''.join(answers) or '<p>No submissions.</p>'}</section>")
-    aid = e(str(summary["assignment"]))
-    return page(f"{summary['assignment']}: written answers",
-                f"<h1>{aid}: written answers, by question</h1>"
-                "<p>Scores and comments go in <code>written_scores.csv</code> beside this file, or in nbgrader's "
-                "formgrader on the same gradebook; the next <code>pdl grade-cohort</code> merges them into "
-                "<code>grades.csv</code>, the gradebook and the feedback pages.</p>" + "".join(parts))
+        questions.append({"name": name, "points": _g(pts), "unit": _unit(pts), "prompt": _md(prompt),
+                          "model": _md(model),
+                          "answers": [_graded_answer(student, name, m, hand)
+                                      for student, m in sorted(by_question.get(name, []), key=lambda pair: pair[0])]})
+    return {"title": f"{summary['assignment']}: written answers", "assignment": str(summary["assignment"]),
+            "questions": questions}
+
+
+def written_answers_html(summary: dict, hand: HandScores | None = None) -> str:
+    """Grading by question: each written question with its model answer and rubric, then every
+    student's answer to it, with the score and comment entered so far (Gradescope's 'grade by
+    question'). Markdown and math rendered."""
+    return render("written.html", written_view(summary, hand))
