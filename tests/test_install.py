@@ -46,6 +46,8 @@ def wheel(tmp_path_factory) -> Path:
 def test_the_wheel_carries_no_course_content(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "autograder/run/sandbox.py" in names and "autograder/run/packages.py" in names
+    templates = sorted(p.name for p in (REPO / "autograder" / "cohort" / "templates").glob("*.html"))
+    assert templates and [n for n in templates if f"autograder/cohort/templates/{n}" not in names] == []  # the pages'
     assert [n for n in names if n.split("/")[0] in COURSE] == []
 
 
