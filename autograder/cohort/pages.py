@@ -335,7 +335,7 @@ def feedback_view(rec: dict, hand: HandScores | None = None, deadline=None) -> d
     template escapes them), Markdown rendered by ``markup`` (Markup)."""
     w = written(rec, hand)
     groups = mistake_groups(rec)
-    tests = []
+    tests = []  # "mistake": the number of the mistake that explains the test (0: none)
     for t, msg in test_messages(rec):
         tests.append({"name": str(t["name"]), "ok": bool(t["passed"] or t.get("carried_forward")),
                       "points": _g(t["points"]), "max_points": _g(t["max_points"]), "message": msg,
