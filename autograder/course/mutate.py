@@ -115,16 +115,19 @@ def source_line_map(src: Source, code: str) -> dict[int, int]:
         text = src.path.read_text()
     except OSError:
         return {}
-    out, at = {}, 0
+    out, at, at_file = {}, 0, 0
     for cell in src.cells:
         if cell.role not in MODULE_ROLES or cell.role == "params" or not cell.source:
             continue
-        in_code, in_file = code.find(cell.source, at), text.find(cell.source)
+        # cells appear in order in both: search after the last one found (a cell's text may also
+        # appear earlier, inside another cell)
+        in_code, in_file = code.find(cell.source, at), text.find(cell.source, at_file)
         if in_code < 0:
             continue
         at = in_code + len(cell.source)
         if in_file < 0:
             continue
+        at_file = in_file + len(cell.source)
         first_code, first_file = code.count("\n", 0, in_code) + 1, text.count("\n", 0, in_file) + 1
         for k in range(cell.source.count("\n") + 1):
             out[first_code + k] = first_file + k

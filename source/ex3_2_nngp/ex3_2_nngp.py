@@ -515,7 +515,7 @@ print("(vi)  smallest eigenvalue over 100 random Gram matrices > -1e-10 (PSD up 
 # ($M=10^5$, $N=300$, $d=8$), more than a laptop may spare. Two correct routes avoid it: draw
 # the weights in blocks of networks (say $10^4$ at a time) and concatenate the outputs, or draw
 # only the two preactivations per neuron, $(a_i\cdot x,\,a_i\cdot x')/\sqrt d$, which are jointly
-# Gaussian with covariance $rac{\sigma_w}{d}egin{pmatrix}|x|^2&x\cdot x'\x\cdot x'&|x'|^2\end{pmatrix}$:
+# Gaussian with covariance $\frac{\sigma_w}{d}\begin{pmatrix}|x|^2&x\cdot x'\\ x\cdot x'&|x'|^2\end{pmatrix}$:
 # an $(M,N,2)$ array, 480 MB at `FULL`, or blocks of it.
 
 # %% tags=["graded"]
