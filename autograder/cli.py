@@ -47,6 +47,15 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def _limits(args) -> dict:
+    """The limits of ``grade``/``grade_cohort``: the flags over the environment over course_config
+    (``autograder.run.settings``)."""
+    from autograder.run.settings import Settings  # lazy: a subcommand loads only its own layer
+
+    limits = Settings.load(timeout_s=args.timeout, call_timeout_s=args.call_timeout, memory_mb=args.memory).limits
+    return {"timeout": limits.timeout_s, "call_timeout": limits.call_timeout_s, "memory_mb": limits.memory_mb}
+
+
 def _warn_process_isolation() -> None:
     from autograder.run.sandbox import PROCESS_WARNING  # lazy: a subcommand loads only its own layer
 
@@ -57,7 +66,6 @@ def cmd_grade(args) -> int:
     from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
     from autograder.run.grading import format_report, grade  # lazy: a subcommand loads only its own layer
 
-    cfg = _config()
     known_assignment(args.assignment)
     target = Path(args.submission)
     paths = sorted(target.glob("**/*.ipynb")) if target.is_dir() else [target]
@@ -70,9 +78,7 @@ def cmd_grade(args) -> int:
         return 2
     reports = []
     for path in paths:
-        report = grade(path, args.assignment, timeout=args.timeout or cfg.TIMEOUT_S,
-                       call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
-                       memory_mb=args.memory or cfg.MEMORY_MB, isolation=args.isolation)
+        report = grade(path, args.assignment, **_limits(args), isolation=args.isolation)
         reports.append(report)
         print(format_report(report) if len(paths) == 1 else
               f"{report.score:6g} / {report.max_score:g}  {path}" +
@@ -113,8 +119,8 @@ def cmd_grade_cohort(args) -> int:
 
 def _grade_cohort(args, files: contextlib.ExitStack) -> int:
     from autograder.cohort.grade import CohortInputError, grade_cohort  # lazy: a subcommand loads only its own layer
-    from autograder.cohort.layouts import IdRegistryError  # lazy: a subcommand loads only its own layer
     from autograder.cohort.handscores import remember_gradebook  # lazy: a subcommand loads only its own layer
+    from autograder.cohort.layouts import IdRegistryError  # lazy: a subcommand loads only its own layer
     from autograder.cohort.outputs import (  # lazy: a subcommand loads only its own layer
         hand_scores,
         record_in_gradebook,
@@ -123,7 +129,6 @@ def _grade_cohort(args, files: contextlib.ExitStack) -> int:
     )
     from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
 
-    cfg = _config()
     known_assignment(args.assignment)
     out = Path(args.out or f"results/{args.assignment}")
     students = _roster_and_policy(args)
@@ -131,9 +136,7 @@ def _grade_cohort(args, files: contextlib.ExitStack) -> int:
         return 2
     try:
         summary = grade_cohort(Path(args.submissions), args.assignment, out, workers=args.workers,
-                               timeout=args.timeout or cfg.TIMEOUT_S,
-                               call_timeout=args.call_timeout or cfg.CALL_TIMEOUT_S,
-                               memory_mb=args.memory or cfg.MEMORY_MB, scheduler=args.scheduler,
+                               **_limits(args), scheduler=args.scheduler,
                                progress=not args.quiet, isolation=args.isolation, keep_files=files)
     except (CohortInputError, IdRegistryError) as exc:
         print(f"pdl: {exc}. Nothing was graded.", file=sys.stderr)
@@ -257,7 +260,7 @@ def cmd_new_year(args) -> int:
     cfg_path = REPO / "course_config.py"
     text = cfg_path.read_text()
     old_year = _config().YEAR
-    text = re.sub(r"^YEAR = \d+", f"YEAR = {args.year}", text, count=1, flags=re.M)
+    text = re.sub(r"^YEAR = \d+", f"YEAR = {args.year}", text, count=1, flags=re.MULTILINE)
     cfg_path.write_text(text)
     importlib.reload(_config())
     from autograder.course.generate import solution_notebook_executed  # lazy: a subcommand loads only its own layer

@@ -249,10 +249,10 @@ def test_the_zips_limits_come_from_the_environment_where_set(monkeypatch):
 
     for name in ("PDL_TIMEOUT_S", "PDL_CALL_TIMEOUT_S", "PDL_MEMORY_MB"):
         monkeypatch.delenv(name, raising=False)
-    assert limits_from(course_config) == {"timeout": course_config.TIMEOUT_S,
+    assert limits_from() == {"timeout": course_config.TIMEOUT_S,
                                           "call_timeout": course_config.CALL_TIMEOUT_S,
                                           "memory_mb": course_config.MEMORY_MB}
     monkeypatch.setenv("PDL_CALL_TIMEOUT_S", "4.5")
     monkeypatch.setenv("PDL_MEMORY_MB", "2048")
-    assert limits_from(course_config) == {"timeout": course_config.TIMEOUT_S, "call_timeout": 4.5,
+    assert limits_from() == {"timeout": course_config.TIMEOUT_S, "call_timeout": 4.5,
                                           "memory_mb": 2048}

@@ -23,6 +23,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from autograder.run import settings
+
 NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
 # Appended to a copy of the page: opens every <details>, then writes what is on screen into
@@ -72,7 +74,7 @@ def _with_script(text: str, script: str) -> str:
 
 def find_chromium() -> str | None:
     """The browser's executable, or None where there is none."""
-    explicit = os.environ.get("PDL_CHROMIUM")
+    explicit = settings.current().chromium
     if explicit:
         return explicit if Path(explicit).exists() or shutil.which(explicit) else None
     for name in NAMES:

@@ -120,14 +120,13 @@ First the submission folder is reduced to the notebook, as pdl reads it (prepare
 other file a student uploads reaches otter's runner, which would unpickle its log file and start
 its kernel in that folder."""
 
-import os
-
 from otter.run.run_autograder import main as run_autograder
 
 from autograder.gradescope.plugin import prepare_submission
+from autograder.run.settings import Settings
 
 if __name__ == "__main__":
-    ag = os.environ.get("PDL_AUTOGRADER_DIR", "/autograder")
+    ag = Settings.load().autograder_dir
     if prepare_submission(ag):  # else results.json holds the verdict: a note, or the unreadable notebook's 0
         run_autograder(ag)
 '''

@@ -22,12 +22,12 @@ import nbformat
 from otter.plugins import AbstractOtterPlugin
 from otter.run.run_autograder.utils import OtterRuntimeError
 
-import course_config
 from autograder.gradescope.results import results
 from autograder.run.grading import grade
 from autograder.run.notebook import SubmissionError, load_submission
 from autograder.run.paths import REPO
 from autograder.run.sandbox import SandboxUnavailable, namespaces_available
+from autograder.run.settings import Settings
 
 
 def prepare_submission(ag: str) -> bool:
@@ -120,26 +120,22 @@ def pdl_grade(path, assignment: str, **options):
         sys.path.insert(0, str(REPO))
 
     options.setdefault("isolation", zip_isolation())
-    return grade(path, assignment, **limits_from(course_config), **options)
+    return grade(path, assignment, **limits_from(), **options)
 
 
 def zip_isolation() -> str:
     """The zip's explicit choice: ``PDL_ISOLATION`` if set, else the allow-list sandbox where the
     container allows namespaces, else ``account`` (Gradescope's containers usually refuse them; the
     grader runs as root there). Outside the zip, ``account`` is never chosen for anyone."""
-    return os.environ.get("PDL_ISOLATION") or ("namespace" if namespaces_available() else "account")
+    return Settings.load().isolation or ("namespace" if namespaces_available() else "account")
 
 
-def limits_from(course_config) -> dict:
-    """pdl grade's limits (course_config), unless the grader's environment sets PDL_TIMEOUT_S /
-    PDL_CALL_TIMEOUT_S / PDL_MEMORY_MB (the local simulation's tests use shorter ones)."""
-
-    def pick(name, default, kind=float):  # seconds may be fractional ("4.5"), megabytes not
-        value = os.environ.get(f"PDL_{name}")
-        return kind(value) if value else default
-    return {"timeout": pick("TIMEOUT_S", course_config.TIMEOUT_S),
-            "call_timeout": pick("CALL_TIMEOUT_S", course_config.CALL_TIMEOUT_S),
-            "memory_mb": pick("MEMORY_MB", course_config.MEMORY_MB, int)}
+def limits_from() -> dict:
+    """pdl grade's limits (``autograder.run.settings``: course_config, unless the grader's
+    environment sets PDL_TIMEOUT_S / PDL_CALL_TIMEOUT_S / PDL_MEMORY_MB; the local simulation's
+    tests use shorter ones)."""
+    limits = Settings.load().limits
+    return {"timeout": limits.timeout_s, "call_timeout": limits.call_timeout_s, "memory_mb": limits.memory_mb}
 
 
 class PdlGrading(AbstractOtterPlugin):

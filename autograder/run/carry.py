@@ -31,7 +31,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
-import os
 import re
 import time
 import warnings
@@ -40,8 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import course_config
-from autograder.run import protocol
+from autograder.run import protocol, settings
 from autograder.run.diagnose.catalogue import _quiet
 from autograder.run.protocol import roundtrip
 from autograder.run.testing import StudentError
@@ -50,7 +48,7 @@ ENV = "PDL_CARRY_FORWARD"
 NOTE = ("credited: it fails only because of your {names}, which lost points in its own tests "
         "(error carried forward: with a correct {names} this test passes)")
 MAX_EVALUATIONS = 40     # fresh copies of the notebook per submission
-GRADE_BUDGET_S = 120.0   # seconds of re-runs per submission
+GRADE_BUDGET_S = settings.CARRY_BUDGET_S  # seconds of re-runs per submission
 TEST_LIMIT_S = 45.0      # one re-run (a fresh copy's start and notebook included)
 BROKEN = ("timeout", "crashed", "refused")  # a copy that did this costs no more re-runs
 ROUNDS = 10              # passes over the failures until the credits are stable
@@ -60,10 +58,7 @@ MIN_NOTEBOOK_S = 20.0    # (and at least this long)
 
 
 def enabled() -> bool:
-    value = os.environ.get(ENV)
-    if value is not None:
-        return value.strip().lower() not in ("0", "false", "no", "off")
-    return bool(getattr(course_config, "CARRY_FORWARD", True))
+    return settings.current().carry_forward
 
 
 # What the feedback says about the rule, once, wherever a test was credited.

@@ -39,6 +39,7 @@ from autograder.run.notebook import (
     read_answers,
     release_questions,
 )
+from autograder.run.owners import owners_of
 from autograder.run.paths import REPO
 from autograder.run.sandbox import (
     PROCESS_WARNING,
@@ -51,7 +52,7 @@ from autograder.run.sandbox import (
     start_templates,
     template_lease,
 )
-from autograder.run.owners import owners_of
+from autograder.run.settings import Limits
 from autograder.run.testing import StudentError, observing, points_of
 
 SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
@@ -142,8 +143,7 @@ class SandboxStudent:
         self._assignment = assignment  # whose reference is the contract of a large answer
         self._timeout, self._call_timeout = timeout, call_timeout
         self._memory_mb, self._isolation = memory_mb, isolation
-        # CPU seconds for one process: a backstop behind the wall-clock limits (threads add up)
-        self._cpu_s = int(2 * timeout + 40 * call_timeout)
+        self._cpu_s = Limits(timeout, call_timeout, memory_mb).cpu_s
         self.refused: SandboxUnavailable | None = None
         self._lock = threading.Lock()
         self._thread = None
@@ -671,7 +671,7 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     memory cap and a wall-clock cap: whatever the answers make the reference or the diagnosis
     do, this process and the rest of a cohort are safe; tests not finished by then score 0."""
     start = time.monotonic()
-    seconds = 2 * timeout + 40 * call_timeout + diagnose.GRADE_BUDGET_S + carry.GRADE_BUDGET_S + 120
+    seconds = Limits(timeout, call_timeout, memory_mb).grader_s
     options = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb, isolation=isolation,
                    public_checks=public_checks)
     warm(assignment, isolation)

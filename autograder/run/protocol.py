@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+SETUP_FAILED = 97  # exit code of a sandbox's own set-up failing (the grader's problem, not the student's)
 MAX_DEPTH = 32
 MAX_BYTES = 16 * 2**20  # per array
 LINE_CAP = 24 * 2**20   # one message on the wire (an array of MAX_BYTES in base64, plus room)

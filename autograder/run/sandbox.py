@@ -58,7 +58,7 @@ import threading
 import time
 from pathlib import Path, PurePosixPath
 
-from autograder.run import accounts, packages, protocol
+from autograder.run import accounts, packages, protocol, settings
 from autograder.run.notebook import load_release
 from autograder.run.paths import REPO
 
@@ -179,7 +179,7 @@ def _setup_script(uid: int, final: list[str], modules=frozenset(), template: boo
     R = _build_at(["/usr", "/etc", "/dev/null", ENGINE, *(f"/{t}" for t in tops), *pythons, *sites])
     lines = [
         "set -u",
-        'fail() { echo "pdl-sandbox: $*" >&2; exit 97; }',
+        f'fail() {{ echo "pdl-sandbox: $*" >&2; exit {protocol.SETUP_FAILED}; }}',
         'ro() { mkdir -p "$2" && mount --bind "$1" "$2" && '
         'mount -o remount,bind,ro,nosuid,nodev "$2" || fail "cannot mount $1 read-only"; }',
         'rof() { touch "$2" && mount --bind "$1" "$2" && '
@@ -354,7 +354,7 @@ def resolve_isolation(isolation: str | None, lazy: bool = False) -> str:
     ``namespace``. Never another one than chosen: where it cannot be set up, grading refuses
     (``SandboxUnavailable``). ``lazy``: skip the namespace probe (0.1 s): the worker's own set-up
     then refuses in the same words if the sandbox cannot be built."""
-    isolation = isolation or os.environ.get("PDL_ISOLATION") or "namespace"
+    isolation = isolation or settings.current().isolation or "namespace"
     if isolation not in ISOLATIONS:
         raise ValueError(f"unknown isolation {isolation!r}; choose one of {', '.join(ISOLATIONS)}")
     if isolation == "process":
@@ -589,7 +589,7 @@ _LOCK = threading.Lock()
 
 
 def warm_enabled() -> bool:
-    return os.environ.get("PDL_WARM", "1") != "0"
+    return settings.current().warm
 
 
 def start_templates(assignment: str, count: int = 1) -> None:
@@ -779,7 +779,7 @@ class Worker:
         if self.proc.stderr.closed:  # the student's code has run: its exit code is its own
             return f"exited with code {code}"
         tail = self._stderr_tail()  # before any student code: the set-up's or the interpreter's words
-        if code == 97:  # the set-up script's own failure: the grader's problem, not the student's
+        if code == protocol.SETUP_FAILED:  # the set-up script's own failure: the grader's problem, not the student's
             raise SandboxUnavailable(refuse_message(tail))
         return f"exited with code {code} ({tail})"
 

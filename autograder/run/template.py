@@ -7,7 +7,7 @@ size-capped scratch tmpfs as ``/home/student``, ``/tmp`` and ``/dev/shm``, a ``/
 pid namespace, the student's uid with no capabilities (an empty bounding set, ``no_new_privs``),
 its own resource limits, and only fds 0-2. A fork's memory is a copy: a student who patches numpy
 or ``sys.modules`` or leaves a thread running changes only their own fork. Every step must
-succeed, or the fork exits with code 97 and its reason on stderr (the grader then refuses, as for
+succeed, or the fork exits with code ``protocol.SETUP_FAILED`` (97) and its reason on stderr (the grader then refuses, as for
 a cold start).
 
 Control channel (a SOCK_SEQPACKET socket, one JSON message per packet): the grader sends
@@ -28,7 +28,7 @@ import signal
 import socket
 import sys
 
-from autograder.run import worker
+from autograder.run import protocol, worker
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -128,7 +128,7 @@ def _submission(fds: list[int], msg: dict, cfg: dict, sock: socket.socket) -> No
     sock.close()
     _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "cannot tie the submission to the template")
     if os.getppid() != template:
-        os._exit(97)
+        os._exit(protocol.SETUP_FAILED)
     signal.set_wakeup_fd(-1)
     for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
@@ -178,7 +178,7 @@ def _spawn(sock, msg, fds, cfg, live) -> None:
             try:
                 os.write(fds[2], f"pdl-sandbox: {exc}\n".encode())
             finally:
-                os._exit(97)
+                os._exit(protocol.SETUP_FAILED)
     for fd in fds:
         os.close(fd)
     live[pid] = msg.get("id")

@@ -42,9 +42,9 @@ diagnosis off.
 
 from __future__ import annotations
 
-import os
 import time
 
+from autograder.run import settings
 from autograder.run.diagnose.catalogue import _FAILED, Variant, as_calls, catalogue
 from autograder.run.diagnose.compare import close, tolerance
 from autograder.run.diagnose.generic import generic
@@ -52,14 +52,14 @@ from autograder.run.diagnose.generic import generic
 ENV = "PDL_DIAGNOSE"
 MAX_CALLS = 64                           # calls of one test that are replayed
 TEST_BUDGET_S = 20.0                     # all replays for one failing test
-GRADE_BUDGET_S = 60.0                    # all diagnoses of one submission
+GRADE_BUDGET_S = settings.DIAGNOSIS_BUDGET_S  # all diagnoses of one submission
 LOOSE = 1e-6                             # a looser tolerance: replay once to rule out chance
 KNOWN = "Your results match a known mistake: "
 TOGETHER = "Your results match known mistakes made together: "
 
 
 def enabled() -> bool:
-    return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+    return settings.current().diagnose
 
 
 def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_wrong=(),
