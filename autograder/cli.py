@@ -88,8 +88,7 @@ def cmd_grade(args) -> int:
     if args.json:
         data = [r.to_dict() for r in reports]
         Path(args.json).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2) + "\n")
-    unread = [r for r in reports if any(e.startswith(("invalid notebook:", "the grader stopped on this submission"))
-                                        for e in r.errors)]
+    unread = [r for r in reports if r.unfinished]
     if unread:  # graded 0 with the reason, but not everything was graded: exit code 1
         print(f"pdl: {len(unread)} of {len(reports)} notebook(s) could not be graded in full (0 points or "
               f"unfinished tests, reason above): {', '.join(r.submission for r in unread)}", file=sys.stderr)

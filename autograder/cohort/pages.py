@@ -37,10 +37,9 @@ from autograder.cohort.handscores import HandScores
 from autograder.course.source import load
 from autograder.run import carry
 from autograder.run.grading import release_questions
+from autograder.run.record import Kind, TestResult
 
 NBGRADER_PLACEHOLDERS = ("YOUR ANSWER HERE",)  # nbgrader's ClearSolutions.text_stub (its default)
-TROUBLE = re.compile(r"did not finish within|ran past the time limit|crashed|stopped the notebook|"
-                     r"could not start|out of memory|killed", re.IGNORECASE)
 
 CSS = ("body{font-family:system-ui,sans-serif;max-width:64em;margin:2em auto;padding:0 1em;line-height:1.45;"
        "color:#222}table{border-collapse:collapse;margin:.6em 0}td,th{padding:.3em .6em;"
@@ -158,6 +157,12 @@ def previous_grading(prev: dict | None) -> str:
                                                     else "") + " (answer changed since)")
 
 
+def troubled(t: TestResult) -> bool:
+    """A test the student's process could not answer (a timeout, a kill, a crash); one the grader
+    did not finish is said by the record's own note."""
+    return t.troubled and t.kind is not Kind.NOT_GRADED
+
+
 def notes(rec: dict) -> list[str]:
     """Every grader note of a record, once each: its errors, then tests that timed out or crashed."""
     out: list[str] = []
@@ -166,7 +171,7 @@ def notes(rec: dict) -> list[str]:
             out.append(str(e))
     for t in rec.get("tests") or []:
         msg = str(t.get("message", ""))
-        if not t.get("passed") and TROUBLE.search(msg):
+        if not t.get("passed") and troubled(TestResult.from_dict(t)):
             line = f"{t.get('name')}: {msg}"
             if line not in out:
                 out.append(line)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import html
 import io
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,9 +38,10 @@ from pathlib import Path
 from autograder.cohort import markup
 from autograder.cohort.grade import _write_atomic
 from autograder.cohort.handscores import write_rows
-from autograder.cohort.pages import TROUBLE, answer_state, page, questions_of
+from autograder.cohort.pages import answer_state, page, questions_of, troubled
 from autograder.run.diagnose import named_hints
 from autograder.run.notebook import SubmissionError, code_cells, load_release, load_submission
+from autograder.run.record import TestResult
 
 CODE_K = 25              # characters of filtered code in one fingerprinted k-gram (copydetect's noise threshold)
 CODE_MAX_CHARS = 50_000  # of one student's graded code compared and shown
@@ -52,7 +52,6 @@ WRITTEN_MIN_CHARS = 40   # shorter answers are not compared ("Yes." alike proves
 WRITTEN_FLAG_SHARE = 0.8
 RARE = 0.1               # a behaviour of at most max(2, RARE * students) students is rare
 SHOWN = 10               # pairs of each kind shown side by side on similarity.html
-NOT_IMPLEMENTED = re.compile(r"is not implemented yet")  # autograder/run/testing.py's message
 
 
 @dataclass
@@ -223,9 +222,8 @@ def written_pairs(results: list[dict], assignment: str) -> tuple[list[Pair], lis
 def wrong_tests(rec: dict) -> frozenset:
     """The hidden tests the student's functions answered, wrongly: failed, not for a missing
     implementation, a timeout or a crash."""
-    return frozenset(str(t.get("name")) for t in rec.get("tests") or []
-                     if not t.get("passed") and not NOT_IMPLEMENTED.search(str(t.get("message", "")))
-                     and not TROUBLE.search(str(t.get("message", ""))))
+    return frozenset(t.name for t in map(TestResult.from_dict, rec.get("tests") or [])
+                     if not t.passed and t.error != "not_implemented" and not troubled(t))
 
 
 def known_mistakes(rec: dict) -> set:

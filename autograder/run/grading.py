@@ -13,11 +13,10 @@ import contextlib
 import gc
 import hashlib
 import importlib
-import json
 import re
+import signal
 import threading
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +40,7 @@ from autograder.run.notebook import (
 )
 from autograder.run.owners import owners_of
 from autograder.run.paths import REPO
+from autograder.run.record import STUDENT_ERROR_KINDS, GradeReport, Kind, TestResult
 from autograder.run.sandbox import (
     PROCESS_WARNING,
     SandboxUnavailable,
@@ -62,47 +62,6 @@ MAX_ERRORS = 30   # grader notes kept in one report
 
 class GraderError(RuntimeError):
     """The grader itself is broken (e.g. a hidden test does not import)."""
-
-
-@dataclass
-class TestResult:
-    name: str
-    points: float
-    max_points: float
-    passed: bool
-    message: str
-    detail: str = ""
-    diagnosis: str = ""  # failing tests: the mistake the answers match (autograder/run/diagnose.py)
-    carried_forward: str = ""  # failing tests credited: the note naming what the error follows from
-    function: str = ""  # the graded function the test counts for (its points are advertised under it)
-    charged_to: str = ""  # a failing test not credited: the function whose answer or exception failed it
-    carried_from: list = field(default_factory=list)  # a credited test: the functions it follows from
-
-
-@dataclass
-class GradeReport:
-    assignment: str
-    submission: str
-    score: float = 0.0
-    max_score: float = 0.0
-    tests: list = field(default_factory=list)
-    errors: list = field(default_factory=list)
-    version: str = ""
-    manual: list = field(default_factory=list)  # written answers, for grading by hand
-    checks: list = field(default_factory=list)  # public checks [description, passed, message], when asked for
-    public_notes: list = field(default_factory=list)  # the notes known before any hidden test ran
-    score_without_carry_forward: float = 0.0  # the score had no error been carried forward
-    functions: list = field(default_factory=list)  # per graded function: points advertised, points lost
-    isolation: str = ""
-    seconds: float = 0.0
-    grader_mb: float = 0.0     # peak memory of the grader's side (the bounded child), for benchmarks
-    grader_cpu_s: float = 0.0  # and its CPU time (the student's process not counted)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    def write_json(self, path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
 
 
 def assignment_version(assignment: str) -> str:
@@ -303,7 +262,8 @@ class SandboxStudent:
             except (WorkerDied, protocol.ProtocolError) as exc:
                 self._drop_worker()
                 self._restarts += 1
-                self._dead[name] = ("crashed", f"the notebook's process {exc} while running {name}")
+                self._dead[name] = ("memory" if _killed(exc, worker) else "crashed",
+                                    f"the notebook's process {exc} while running {name}")
                 raise StudentError(*self._dead[name], name) from None
             status = answer.get("status")
             if status == "large":  # announced by its skeleton: taken only if it fits the contract
@@ -453,6 +413,17 @@ class _Unreadable:
         return call
 
 
+def _killed(exc: Exception, worker: Worker) -> bool:
+    """The student's process was killed (its memory limit, or out of memory): from its exit status
+    (``WorkerDied.killed`` where the sandbox says it), never from the message."""
+    if not isinstance(exc, WorkerDied):
+        return False
+    killed = getattr(exc, "killed", None)
+    if killed is not None:
+        return bool(killed)
+    return getattr(getattr(worker, "proc", None), "returncode", None) in (-signal.SIGKILL, 137)
+
+
 def _describe(item) -> str:
     doc = (getattr(item.function, "__doc__", None) or "").strip()
     return doc.splitlines()[0] if doc else item.name
@@ -574,18 +545,21 @@ class _Collector:
             desc = _describe(item)
             owner = self._owners.get(item.name, ("", pts))[0]
             if rep.passed:
-                self.results.append(TestResult(item.name, pts, pts, True, desc, function=owner))
+                self.results.append(TestResult(item.name, pts, pts, True, desc, function=owner, kind=Kind.PASS))
             else:
                 exc = call.excinfo.value if call.excinfo else None
                 msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
                 culprit = carry.culprit_of(exc, self._trace, self._failed_actual, self._graded) or owner
                 diagnosis, note = self._diagnosis(call.excinfo) if rep.when == "call" else ("", "")
+                error = exc.kind if isinstance(exc, StudentError) else ""
+                kind = STUDENT_ERROR_KINDS.get(error, Kind.STUDENT_ERROR) if error else Kind.FAIL
                 self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail + note,
-                                               diagnosis, function=owner, charged_to=culprit))
+                                               diagnosis, function=owner, charged_to=culprit, kind=kind,
+                                               error=error))
                 if self.carry and rep.when == "call" and owner:
                     self._failures.append(self._failure(item, exc, owner, culprit, pts))
             if self.stream:
-                self.stream({"test": asdict(self.results[-1])})
+                self.stream({"test": self.results[-1].to_dict()})
 
     def _failure(self, item, exc, owner: str, culprit: str, pts: float) -> carry.Failure:
         kind = exc.kind if isinstance(exc, StudentError) else ""
@@ -623,9 +597,9 @@ class _Collector:
             names = credited.get(result.name)
             if names and not result.passed:
                 result.points, result.carried_forward, result.carried_from = result.max_points, carry.note(names), names
-                result.charged_to = ""
+                result.charged_to, result.kind = "", Kind.CARRIED
                 if self.stream:
-                    self.stream({"test": asdict(result)})
+                    self.stream({"test": result.to_dict()})
 
 
 def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plugins=(),
@@ -682,8 +656,8 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     final = next((m["report"] for m in received if "report" in m), None)
     usage = next((m for m in received if "peak_mb" in m), {})
     if final is not None:
-        return GradeReport(**{**final, "tests": [TestResult(**t) for t in final["tests"]],
-                              "grader_mb": usage.get("peak_mb", 0.0), "grader_cpu_s": usage.get("cpu_s", 0.0)})
+        return GradeReport.from_dict({**final, "grader_mb": usage.get("peak_mb", 0.0),
+                                      "grader_cpu_s": usage.get("cpu_s", 0.0)})
     failure = next((m for m in received if "exception" in m), None)
     if how == "interrupted" or (failure and failure["exception"] == "KeyboardInterrupt"):
         raise KeyboardInterrupt
@@ -726,10 +700,10 @@ def _stopped_report(submission, assignment: str, received: list, why: str, secon
         report.checks = m.get("checks", report.checks)
         report.public_notes = m.get("public_notes", report.public_notes)
         report.isolation = m.get("isolation", report.isolation)
-    done = {t["name"]: TestResult(**t) for m in received if "test" in m for t in [m["test"]]}
+    done = {t.name: t for m in received if "test" in m for t in [TestResult.from_dict(m["test"])]}
     collected = next((m["collected"] for m in received if "collected" in m), [])
     report.tests = [done.get(name) or TestResult(name, 0.0, float(pts), False, f"{desc}: not graded: the grader "
-                                                 f"stopped on this submission ({why})")
+                                                 f"stopped on this submission ({why})", kind=Kind.NOT_GRADED)
                     for name, pts, desc in collected] or list(done.values())
     report.errors = [f"the grader stopped on this submission: {why}; the tests it had not finished score 0"]
     report.score = sum(t.points for t in report.tests)

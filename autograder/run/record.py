@@ -9,6 +9,7 @@ A test's outcome is a ``Kind``, never a message to be parsed back.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from pathlib import Path
@@ -31,6 +32,27 @@ class Kind(str, Enum):
 # The student's process could not answer at all (not a wrong answer nor one exception of theirs).
 TROUBLE = frozenset({Kind.TIMEOUT, Kind.MEMORY, Kind.NOT_GRADED})
 STUDENT_ERROR_KINDS = {"timeout": Kind.TIMEOUT, "memory": Kind.MEMORY}  # StudentError.kind -> Kind
+# StudentError kinds of a process that could not answer (kept by a test credited afterwards)
+TROUBLED_ERRORS = frozenset({"crashed", "timeout", "memory"})
+
+# Records written before kinds: what the messages of those versions said (read there only).
+_OLD_TIMEOUT = re.compile(r"did not finish within|ran past the time limit", re.IGNORECASE)
+_OLD_MEMORY = re.compile(r"out of memory|killed", re.IGNORECASE)
+_OLD_CRASH = re.compile(r"crashed|stopped the notebook|could not start", re.IGNORECASE)
+_OLD_NOT_IMPLEMENTED = re.compile(r"is not implemented yet")
+
+
+def _old_kind(data: dict) -> tuple[Kind, str]:
+    """(kind, error) of a test in a record written before kinds, from its flags and message."""
+    if data.get("passed"):
+        return Kind.PASS, ""
+    message = str(data.get("message", ""))
+    error = ("timeout" if _OLD_TIMEOUT.search(message) else "memory" if _OLD_MEMORY.search(message) else
+             "crashed" if _OLD_CRASH.search(message) else
+             "not_implemented" if _OLD_NOT_IMPLEMENTED.search(message) else "")
+    if data.get("carried_forward"):
+        return Kind.CARRIED, error
+    return STUDENT_ERROR_KINDS.get(error, Kind.STUDENT_ERROR) if error else Kind.FAIL, error
 
 
 def _known(cls, data: dict) -> dict:
@@ -58,7 +80,7 @@ class TestResult:
     @property
     def troubled(self) -> bool:
         """The student's process could not answer: a timeout, a kill, a crash, or the grader stopped."""
-        return self.kind in TROUBLE or self.error == "crashed"
+        return self.kind in TROUBLE or self.error in TROUBLED_ERRORS
 
     @property
     def not_implemented(self) -> bool:
@@ -70,10 +92,9 @@ class TestResult:
     @classmethod
     def from_dict(cls, data: dict) -> TestResult:
         data = _known(cls, data)
-        kind = data.get("kind")
-        if kind is None:  # a record written before kinds: what its flags say
-            kind = Kind.PASS if data.get("passed") else Kind.CARRIED if data.get("carried_forward") else Kind.FAIL
-        return cls(**{**data, "kind": Kind(kind), "carried_from": list(data.get("carried_from") or [])})
+        if data.get("kind") is None:  # a record written before kinds: what its flags and message say
+            data["kind"], data["error"] = _old_kind(data)
+        return cls(**{**data, "kind": Kind(data["kind"]), "carried_from": list(data.get("carried_from") or [])})
 
 
 @dataclass
@@ -94,6 +115,12 @@ class GradeReport:
     seconds: float = 0.0
     grader_mb: float = 0.0     # peak memory of the grader's side (the bounded child), for benchmarks
     grader_cpu_s: float = 0.0  # and its CPU time (the student's process not counted)
+
+    @property
+    def unfinished(self) -> bool:
+        """Not graded in full: the notebook could not be read, or the grader stopped before every
+        test had finished (or before any was collected)."""
+        return not self.tests or any(t.kind is Kind.NOT_GRADED or t.error == "invalid_notebook" for t in self.tests)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "tests": [t.to_dict() for t in self.tests]}
