@@ -5,6 +5,7 @@ streams the file, keeping only what grading needs (memory: benchmarks/notebook_m
 
 import base64
 import json
+import math
 import os
 import random
 
@@ -101,7 +102,7 @@ def stripped(nb: dict) -> dict:
 
 def awkward_notebook(rng: random.Random) -> dict:
     """A notebook of strings full of escapes, quotes and non-ASCII text, with outputs and attachments."""
-    alphabet = ['"', "\\", "\n", "\t", "a", "é", "€", "😀", " ", "{", "]", ":", ",", "\x01", "1", "e"]
+    alphabet = ['"', "\\", "\n", "\t", "a", "é", "€", "😀", " ", "{", "]", ":", ",", "\x01", "1", "e", "NaN", "-Infinity"]
 
     def text(n):
         return "".join(rng.choice(alphabet) for _ in range(rng.randrange(n)))
@@ -110,11 +111,12 @@ def awkward_notebook(rng: random.Random) -> dict:
         kind = rng.choice(["code", "markdown", "raw"])
         cell = {"cell_type": kind, "id": f"c{k}", "source": [text(30) for _ in range(rng.randrange(4))],
                 "metadata": {"tags": [text(5)], "pdl": {"question": text(8), "points": 1.5}, "scrolled": True,
-                             "collapsed": {text(4): [1, 2.5e-3, None, True]}}}
+                             "collapsed": {text(4): [1, 2.5e-3, None, True, math.nan, -math.inf]}}}
         if kind == "code":
             cell.update(execution_count=k, outputs=[{"output_type": "stream", "name": "stdout", "text": [text(90)]},
                                                    {"output_type": "display_data", "metadata": {},
-                                                    "data": {"image/png": text(300), "text/plain": text(20)}}])
+                                                    "data": {"image/png": text(300), "text/plain": text(20),
+                                                             "application/json": [math.nan, math.inf, -math.inf]}}])
         elif kind == "markdown":
             cell["attachments"] = {text(6): {"image/png": text(200)}}
         cells.append(cell)
@@ -136,6 +138,22 @@ def test_streaming_keeps_exactly_the_allow_list_whatever_the_chunks(tmp_path, mo
         data, kept = load_submission(path)
         assert kept == json.loads(data) == stripped(nb)
         assert code_cells(kept) == code_cells(nb)
+
+
+def test_nan_and_infinity_as_jupyter_writes_them_are_read(tmp_path):
+    """Python's and nbformat's JSON write NaN, Infinity and -Infinity for a non-finite output: the
+    notebook is read (outputs are dropped unread), and the same words inside code are kept."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("x = float('NaN')  # -Infinity")
+    cell.outputs = [nbformat.v4.new_output("execute_result", {"application/json": {"v": [math.nan, -math.inf]}},
+                                           execution_count=1)]
+    nb.cells = [cell]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    assert "NaN" in path.read_text() and nbformat.read(path, as_version=4).cells[0].outputs
+    assert code_cells(load_submission(path)[1]) == [(0, "x = float('NaN')  # -Infinity", set())]
 
 
 def test_only_the_allow_list_is_kept_and_key_paths_cannot_be_forged(tmp_path):

@@ -31,6 +31,10 @@ _LONG_NUMBER = re.compile(rb"[0-9+\-.eE]{65536}")
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _WHOLE_STRINGS = re.compile(rb'(?:[^"]*"[^"\\]*(?:\\.[^"\\]*)*")*', re.DOTALL)  # text between, and whole strings
 _BRACKET = re.compile(rb"[\[\]{}]")
+# NaN, Infinity and -Infinity, which Jupyter's and Python's JSON write (in outputs) and no JSON
+# parser here reads: outside strings, read as null (the outputs are dropped unread in any case)
+_NONFINITE = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|-?(?:NaN|Infinity)', re.DOTALL)
+_WORD_TAIL = re.compile(rb"(?:-[A-Za-z]*|[A-Za-z]+)\Z")  # a word a chunk may cut in two: read with the next chunk
 
 # What the grader keeps of a submission (an allow-list; everything else is skipped unread): True
 # keeps a value whole, a dict those keys of an object, a one-item list its item's for every element.
@@ -188,6 +192,7 @@ class _Clipped:
         self._depth = 0
         self.size = 0
         self.blank = True           # nothing but whitespace so far
+        self._held = b""            # the end of the previous chunk, a word it may have cut
 
     def read(self, n: int = -1) -> bytes:
         out = bytearray()
@@ -197,11 +202,14 @@ class _Clipped:
                 if self._in_string:  # unterminated: the parser says so
                     out += self._string
                     self._in_string = False
+                out += self._held
+                self._held = b""
                 return bytes(out)
             self.size += len(chunk)
             if self.size > MAX_NOTEBOOK_MB << 20:
                 raise SubmissionError(too_large(self.size))
             self.blank = self.blank and not chunk.strip()
+            chunk, self._held = self._held + chunk, b""
             self._feed(chunk, out)
         return bytes(out)
 
@@ -215,8 +223,10 @@ class _Clipped:
             end = _WHOLE_STRINGS.match(chunk, i).end()
             j = chunk.find(b'"', end)  # a string that goes on into the next chunk
             stop = n if j < 0 else j
+            if j < 0 and (tail := _WORD_TAIL.search(chunk, i)):
+                stop, self._held = tail.start(), chunk[tail.start():]
             self._outside(_STRING.sub(b'""', chunk[i:stop]), closed=j >= 0)
-            out += chunk[i:stop]
+            out += _NONFINITE.sub(lambda m: m.group(1) or b"null", chunk[i:stop])
             if j < 0:
                 return
             self._in_string, self._clipped, self._string = True, False, bytearray(b'"')
