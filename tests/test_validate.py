@@ -8,14 +8,16 @@ from autograder.course.validate import leaks, validate
 ASSIGNMENTS = all_assignments()
 # otter parity costs two `otter run`s (~10 s each): CI checks it on the first exemplar (otter's
 # runner grades the second too, in tests/test_gradescope.py's simulation); `pdl validate` checks
-# it everywhere. The mutation run prints a figure and asserts nothing: left to `pdl validate`.
+# it everywhere. The mutation run prints a figure and asserts nothing: left to `pdl validate`. The
+# error-carried-forward checks run on one pair of functions with few re-runs (in full: 4 minutes on a
+# training lab; `pdl validate` and benchmarks/carry_quality.py run them in full).
 OTTER_PARITY = {"ex2_3_ising_perceptron"}
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_validate(assignment):
     lines = []
-    ok = validate(assignment, otter=assignment in OTTER_PARITY, mutants=0, log=lines.append)
+    ok = validate(assignment, otter=assignment in OTTER_PARITY, mutants=0, log=lines.append, quick_carry=True)
     assert ok, "\n".join(lines)
 
 

@@ -38,6 +38,8 @@ import re
 import types
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from autograder.course.generate import graded_points, module_text
 from autograder.course.inprocess import Baseline, RecordingStudent, namespace_of
 from autograder.course.mutate import _graded_defs, _Mutator, count_mutants, mutant
@@ -409,7 +411,7 @@ def shown_values(text: str, values) -> list[str]:
     """Numbers written in ``text`` with at least ``SHOWN_DIGITS`` significant digits that equal one
     of ``values`` to the digits shown."""
     out = []
-    targets = [v for v in values if v != 0 and not float(v).is_integer()]
+    targets = np.unique(np.abs(np.asarray([v for v in values if v != 0 and not float(v).is_integer()], float)))
     for m in _NUMBER.finditer(text):
         token = m.group()
         mantissa = token.lower().split("e")[0].lstrip("-").replace(".", "").lstrip("0")
@@ -418,7 +420,8 @@ def shown_values(text: str, values) -> list[str]:
         x = float(token)
         digits, _, exponent = token.lower().partition("e")
         tol = 0.5 * 10.0 ** (int(exponent or 0) - len(digits.partition(".")[2]))  # half the last digit shown
-        if any(abs(abs(v) - abs(x)) <= tol for v in targets):
+        k = int(np.searchsorted(targets, abs(x) - tol))  # the smallest |v| >= |x| - tol: within tol?
+        if k < len(targets) and targets[k] <= abs(x) + tol:
             out.append(token)
     return out
 
@@ -471,24 +474,47 @@ def describe(m: Measured) -> str:
                                       else "") + f"  [{m.cell.label[:70]}]")
 
 
-def carry_checks(assignment: str, log=print) -> list[tuple[bool, str]]:
+# ``carry_checks(quick=True)``: the re-runs of one submission (the recording variant fails every
+# test, and each re-run re-executes the notebook: minutes on a training lab)
+QUICK_EVALUATIONS = 6
+QUICK_BUDGET_S = 20.0
+
+
+@contextlib.contextmanager
+def _rerun_limits(evaluations: int, budget_s: float):
+    old = carry.MAX_EVALUATIONS, carry.GRADE_BUDGET_S
+    carry.MAX_EVALUATIONS, carry.GRADE_BUDGET_S = evaluations, budget_s
+    try:
+        yield
+    finally:
+        carry.MAX_EVALUATIONS, carry.GRADE_BUDGET_S = old
+
+
+def carry_checks(assignment: str, log=print, quick: bool = False) -> list[tuple[bool, str]]:
     """``pdl validate``'s lines: the forging variants gain nothing, and the recording variants find no
-    reference value of a re-run in what the student sees."""
-    cells = forging_cells(assignment)
+    reference value of a re-run in what the student sees. ``quick``: one pair of functions, its
+    stateful variant, and at most ``QUICK_EVALUATIONS`` re-runs per submission (the test suite's
+    setting)."""
+    cells = forging_cells(assignment, limit=1 if quick else PAIRS)
+    if quick:  # one forging variant of each pair (tests/test_carry_forward.py tries all on the exemplar)
+        cells = [c for c in cells if c.kind in ("forge:stateful", "forge:recording")]
     if not cells:
         return [(True, "error carried forward: no graded function calls another (nothing to forge)")]
     src = load(assignment)
     reference, points = module_text(src), graded_points(src)
     baseline = Baseline(assignment, reference)
-    measured = [measure(assignment, cell, reference, points, baseline) for cell in cells]
+    limits = _rerun_limits(QUICK_EVALUATIONS, QUICK_BUDGET_S) if quick else contextlib.nullcontext()
+    with limits:
+        measured = [measure(assignment, cell, reference, points, baseline) for cell in cells]
     for m in measured:
         if m.forged or m.shown or (m.cell.kind == "forge:recording" and not m.delegated):
             log(f"        {describe(m)}")
     forged = sum(m.forged for m in measured)
     shown = sum(len(m.shown) for m in measured)
     recording = [m for m in measured if m.cell.kind == "forge:recording"]
-    return [(forged == 0, f"error carried forward cannot be forged: {len(measured) - len(recording)} forging "
-                          f"variants (stateful, arguments, replay) gain {forged:g} points from it"),
+    kinds = ", ".join(sorted({m.cell.kind.split(":")[1] for m in measured} - {"recording"}))
+    return [(forged == 0, (f"error carried forward cannot be forged: {len(measured) - len(recording)} forging "
+                           f"variants ({kinds}) gain {forged:g} points from it")),
             (shown == 0 and all(m.delegated for m in recording),
              f"error carried forward leaks nothing: reference values of its re-runs shown in feedback: {shown}"
              + ("" if all(m.delegated for m in recording) else " (but no re-run received any: not checked)"))]

@@ -257,10 +257,12 @@ def rerun(failure: Failure, fresh_copy, reference, substitute: frozenset, limit_
 
 
 def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Outcome], *,
-           max_evaluations: int = MAX_EVALUATIONS, budget_s: float = GRADE_BUDGET_S) -> dict[str, list[str]]:
+           max_evaluations: int | None = None, budget_s: float | None = None) -> dict[str, list[str]]:
     """Test -> the functions it is credited from, by the rule of the module docstring.
-    ``evaluate(failure, substitute)`` re-runs a test on a fresh copy (``rerun``)."""
-    deadline = time.monotonic() + budget_s
+    ``evaluate(failure, substitute)`` re-runs a test on a fresh copy (``rerun``). The limits
+    default to ``MAX_EVALUATIONS`` and ``GRADE_BUDGET_S`` as they are at the call."""
+    max_evaluations = MAX_EVALUATIONS if max_evaluations is None else max_evaluations
+    deadline = time.monotonic() + (GRADE_BUDGET_S if budget_s is None else budget_s)
     outcomes: dict[tuple[str, frozenset], Outcome] = {}
     carried: dict[str, list[str]] = {}
     broken = []  # a copy hung or crashed: like a function that hung in a direct test, it is not tried again
