@@ -1,30 +1,63 @@
-"""The ``pdl`` command: generate, grade, check, validate."""
+"""The ``pdl`` command: it parses the arguments, calls the engine's Python API (docs/api.md) and
+prints what it did.
+
+The engine is imported only when a command runs, through ``COMMANDS`` (what each command calls)
+and ``NAMES`` (what the commands print or catch), both "module:name" strings resolved by
+``engine``: ``pdl --help`` and an argument argparse refuses import no engine module, so they
+answer at once (tests/test_api.py).
+"""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import datetime
 import importlib
 import json
 import math
 import os
-import re
 import sys
 from pathlib import Path
 
-from autograder.run.paths import REPO
+import autograder
+
+REPO = Path(autograder.COURSE_DIR).resolve()  # as autograder.run.paths.REPO, without importing the engine
+
+COMMANDS = {  # command -> the engine's function it calls (docs/api.md)
+    "generate": "autograder.course.generate:generate",
+    "grade": "autograder.run.grading:grade",
+    "grade-cohort": "autograder.cohort.term:grade_term",
+    "check": "autograder.course.checks:run_public_checks",
+    "validate": "autograder.course.validate:validate_many",
+    "new-year": "autograder.course.new_year:new_year",
+}
+NAMES = {  # what else the commands use from the engine
+    "all_assignments": "autograder.course.source:all_assignments",
+    "known_assignment": "autograder.course.source:known_assignment",
+    "UnknownAssignment": "autograder.course.source:UnknownAssignment",
+    "SandboxUnavailable": "autograder.run.sandbox:SandboxUnavailable",
+    "PROCESS_WARNING": "autograder.run.sandbox:PROCESS_WARNING",
+    "Settings": "autograder.run.settings:Settings",
+    "format_report": "autograder.run.grading:format_report",
+    "SubmissionError": "autograder.run.grading:SubmissionError",
+    "TermRefused": "autograder.cohort.term:TermRefused",
+    "DatesBeforeYear": "autograder.course.new_year:DatesBeforeYear",
+    "NewYearRefused": "autograder.course.new_year:NewYearRefused",
+}
+
+
+def engine(name: str):
+    """The engine's object for a command (``COMMANDS``) or a name (``NAMES``), imported now. Looked
+    up at each call, so that a test's replacement of the engine's function is the one called."""
+    module, _, attr = (COMMANDS.get(name) or NAMES[name]).partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def _config():
-    import course_config  # lazy: read when a command needs it (tests reload it)
+    import course_config  # read when a command needs it (tests reload it)
     return course_config
 
 
 def _assignments(ids, all_flag=False, module=None):
-    from autograder.course.source import all_assignments  # lazy: a subcommand loads only its own layer
-
-    known = all_assignments()
+    known = engine("all_assignments")()
     if module:
         modules = _config().MODULES
         if module not in modules:
@@ -32,16 +65,12 @@ def _assignments(ids, all_flag=False, module=None):
         ids = list(ids) + modules[module]
     if all_flag or not ids:
         return known
-    from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
-
-    return [known_assignment(i) for i in ids]  # UnknownAssignment (main: exit 2) names the nearest ids
+    return [engine("known_assignment")(i) for i in ids]  # UnknownAssignment (main: exit 2) names the nearest ids
 
 
 def cmd_generate(args) -> int:
-    from autograder.course.generate import generate  # lazy: a subcommand loads only its own layer
-
     for aid in _assignments(args.ids, args.all, args.module):
-        changed = generate(aid, execute_solution=not args.no_execute, otter=not args.no_otter)
+        changed = engine("generate")(aid, execute_solution=not args.no_execute, otter=not args.no_otter)
         rel = [str(p.relative_to(REPO)) for p in changed]
         print(f"{aid}: {len(rel)} file(s) written" + (": " + ", ".join(rel) if rel else ""))
     return 0
@@ -50,23 +79,18 @@ def cmd_generate(args) -> int:
 def _limits(args) -> dict:
     """The limits of ``grade``/``grade_cohort``: the flags over the environment over course_config
     (``autograder.run.settings``)."""
-    from autograder.run.settings import Settings  # lazy: a subcommand loads only its own layer
-
-    limits = Settings.load(timeout_s=args.timeout, call_timeout_s=args.call_timeout, memory_mb=args.memory).limits
+    limits = engine("Settings").load(timeout_s=args.timeout, call_timeout_s=args.call_timeout,
+                                     memory_mb=args.memory).limits
     return {"timeout": limits.timeout_s, "call_timeout": limits.call_timeout_s, "memory_mb": limits.memory_mb}
 
 
 def _warn_process_isolation() -> None:
-    from autograder.run.sandbox import PROCESS_WARNING  # lazy: a subcommand loads only its own layer
-
-    print(f"pdl: WARNING: {PROCESS_WARNING}.", file=sys.stderr)
+    print(f"pdl: WARNING: {engine('PROCESS_WARNING')}.", file=sys.stderr)
 
 
 def cmd_grade(args) -> int:
-    from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
-    from autograder.run.grading import format_report, grade  # lazy: a subcommand loads only its own layer
-
-    known_assignment(args.assignment)
+    engine("known_assignment")(args.assignment)
+    grade, format_report = engine("grade"), engine("format_report")
     target = Path(args.submission)
     paths = sorted(target.glob("**/*.ipynb")) if target.is_dir() else [target]
     refused = (f"{target} does not exist" if not target.exists() else
@@ -96,90 +120,32 @@ def cmd_grade(args) -> int:
     return 0
 
 
-def _roster_and_policy(args):
-    """Before anything is graded: the roster's students ([] without --roster) and a check of the
-    late policy; None (having said why) if either is unusable."""
-    from autograder.cohort import late  # lazy: a subcommand loads only its own layer
-    from autograder.cohort.pages import deadline_of  # lazy: a subcommand loads only its own layer
-    from autograder.cohort.roster import RosterError, read_roster  # lazy: a subcommand loads only its own layer
-
-    try:
-        late.policy_for(args.assignment)
-        return read_roster(Path(args.roster), deadline_of(args.assignment)) if args.roster else []
-    except (late.PolicyError, RosterError, OSError) as exc:
-        print(f"pdl: {exc}. Nothing was graded.", file=sys.stderr)
-        return None
-
-
 def cmd_grade_cohort(args) -> int:
-    with contextlib.ExitStack() as files:  # a zip's extraction stays until the outputs are written (similarity)
-        return _grade_cohort(args, files)
-
-
-def _grade_cohort(args, files: contextlib.ExitStack) -> int:
-    from autograder.cohort.grade import CohortInputError, grade_cohort  # lazy: a subcommand loads only its own layer
-    from autograder.cohort.handscores import remember_gradebook  # lazy: a subcommand loads only its own layer
-    from autograder.cohort.layouts import IdRegistryError  # lazy: a subcommand loads only its own layer
-    from autograder.cohort.outputs import (  # lazy: a subcommand loads only its own layer
-        hand_scores,
-        record_in_gradebook,
-        resolve_db_url,
-        write_outputs,
-    )
-    from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
-
-    known_assignment(args.assignment)
-    out = Path(args.out or f"results/{args.assignment}")
-    students = _roster_and_policy(args)
-    if students is None:
-        return 2
     try:
-        summary = grade_cohort(Path(args.submissions), args.assignment, out, workers=args.workers,
-                               **_limits(args), scheduler=args.scheduler,
-                               progress=not args.quiet, isolation=args.isolation, keep_files=files)
-    except (CohortInputError, IdRegistryError) as exc:
+        term = engine("grade-cohort")(
+            args.submissions, args.assignment, args.out, roster=args.roster, csv=args.csv,
+            gradebook=False if args.no_gradebook else args.gradebook or True, workers=args.workers,
+            timeout=args.timeout, call_timeout=args.call_timeout, memory_mb=args.memory, isolation=args.isolation,
+            scheduler=args.scheduler, screenshots=args.screenshots, progress=not args.quiet,
+            log=lambda text: print(text, flush=True))
+    except engine("TermRefused") as exc:
         print(f"pdl: {exc}. Nothing was graded.", file=sys.stderr)
         return 2
     if args.isolation == "process":
         _warn_process_isolation()
-    results = summary["results"]
-    if args.roster:
-        from autograder.cohort.roster import apply_roster  # lazy: a subcommand loads only its own layer
-
-        for item in apply_roster(summary, students):
-            print(f"roster: {item}")
-        if summary["absent"]:
-            print(f"roster: {len(summary['absent'])} student(s) without a submission get 0 (\"no submission\")")
-    db = None if args.no_gradebook else resolve_db_url(args.gradebook)
-    print(f"writing grades, feedback and report for {len(results)} submissions"
-          + (" (hand scores merged from written_scores.csv" + (" and the gradebook" if db else "") + ")"
-             if any(r.get("manual") for r in results) else "") + " ...", flush=True)
-    hand = hand_scores(summary, out, db)
-    changed = write_outputs(summary, out, Path(args.csv) if args.csv else None, hand)
-    gradebook_error = ""
-    if db:
-        try:
-            print(f"recording {len(results)} submissions in nbgrader's gradebook ({db}) ...", flush=True)
-            record_in_gradebook(summary, db, hand)
-            remember_gradebook(out, args.assignment, db)
-        except Exception as exc:  # noqa: BLE001 - the grades are safe on disk; say so and go on
-            gradebook_error = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else repr(exc)
-    print(f"{summary['students']} submissions: {summary['graded']} graded now, {summary['reused']} "
-          f"already graded (same file, same version {summary['version']}).")
-    from autograder.cohort.pages import notes  # lazy: a subcommand loads only its own layer
-
-    errors = [r for r in results if notes(r)]
-    if results:
-        mean = sum(r["score"] for r in results) / len(results)
-        print(f"mean score {mean:.2f} / {max(r['max_score'] for r in results):g} (tests); {len(errors)} with "
+    out, hand = term.out, term.hand
+    print(f"{term.students} submissions: {term.graded} graded now, {term.reused} "
+          f"already graded (same file, same version {term.version}).")
+    if term.records:
+        print(f"mean score {term.mean_score:.2f} / {term.max_score:g} (tests); {len(term.with_notes)} with "
               f"grader notes (errors, timeouts: {out / 'report.html'})")
-    for item in summary["unmatched"]:
+    for item in term.unmatched:
         print(f"not graded: {item}")
-    for item in summary.get("notes", []):
+    for item in term.notes:
         print(f"note: {item}")
-    print(f"grades: {args.csv or out / 'grades.csv'}   feedback: {out / 'feedback'}/   report: {out / 'report.html'}")
-    print(changed["message"])
-    if any(r.get("manual") for r in results):
+    print(f"grades: {args.csv or term.grades_csv}   feedback: {out / 'feedback'}/   report: {out / 'report.html'}")
+    print(term.changes)
+    if term.written:
         scored = sum(1 for v in hand.values.values() if v["score"])
         print(f"written answers: {out / 'written.html'} (by question); scores go in {out / 'written_scores.csv'} "
               f"or nbgrader's formgrader; {scored} scored so far"
@@ -191,22 +157,12 @@ def _grade_cohort(args, files: contextlib.ExitStack) -> int:
               f"is saved in {out / 'hand_score_conflicts.csv'}", file=sys.stderr)
     for problem in hand.problems:
         print(f"pdl: warning: {problem}", file=sys.stderr)
-    if args.screenshots:
-        from autograder.cohort.browser import (  # lazy: a subcommand loads only its own layer
-            find_chromium,
-            screenshot_cohort,
-        )
-
-        if find_chromium() is None:
-            print("pdl: no screenshots: Chromium is not installed (apt-get install chromium).", file=sys.stderr)
-        else:
-            try:
-                shots = screenshot_cohort(out)
-                print(f"screenshots of {', '.join(shots)}: {out / 'screenshots'}/")
-            except Exception as exc:  # noqa: BLE001 - a screenshot is a convenience, never a failure
-                print(f"pdl: no screenshots ({exc})", file=sys.stderr)
-    if gradebook_error:
-        print(f"pdl: could not record the grades in nbgrader's gradebook ({gradebook_error}). Everything "
+    if term.screenshots:
+        print(f"screenshots of {', '.join(term.screenshots)}: {out / 'screenshots'}/")
+    if term.screenshot_error:
+        print(f"pdl: {term.screenshot_error}", file=sys.stderr)
+    if term.gradebook_error:
+        print(f"pdl: could not record the grades in nbgrader's gradebook ({term.gradebook_error}). Everything "
               "above is written; fix the gradebook (e.g. `nbgrader db upgrade`) and rerun (nothing is "
               "regraded), or pass --no-gradebook.", file=sys.stderr)
         return 1
@@ -214,15 +170,11 @@ def _grade_cohort(args, files: contextlib.ExitStack) -> int:
 
 
 def cmd_check(args) -> int:
-    from autograder.course.checks import run_public_checks  # lazy: a subcommand loads only its own layer
-    from autograder.course.source import known_assignment  # lazy: a subcommand loads only its own layer
-    from autograder.run.grading import SubmissionError  # lazy: a subcommand loads only its own layer
-
     if args.assignment:
-        known_assignment(args.assignment)
+        engine("known_assignment")(args.assignment)
     try:
-        results, errors = run_public_checks(args.notebook, args.assignment)
-    except SubmissionError as exc:
+        results, errors = engine("check")(args.notebook, args.assignment)
+    except engine("SubmissionError") as exc:
         print(f"Cannot read {args.notebook}: {exc}")
         return 2
     for name, passed, message in results:
@@ -243,51 +195,38 @@ def cmd_validate(args) -> int:
     # multi-threaded torch alternative on a busy machine ran past the in-process call limit.
     for key in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(key, "1")
-    from autograder.course.validate import validate_many  # lazy: a subcommand loads only its own layer
-
     ids = _assignments(args.ids, args.all, args.module)
-    ok = validate_many(ids, workers=args.workers if len(ids) > 1 else 1, progress=len(ids) > 1,
+    ok = engine("validate")(ids, workers=args.workers if len(ids) > 1 else 1, progress=len(ids) > 1,
                        otter=not args.no_otter, mutants=args.mutants, gradescope=not args.no_gradescope,
                        seeds=args.seeds)
     return 0 if ok else 1
 
 
 def cmd_new_year(args) -> int:
-
-    from autograder.course.generate import generate  # lazy: a subcommand loads only its own layer
-
-    cfg_path = REPO / "course_config.py"
-    text = cfg_path.read_text()
-    old_year = _config().YEAR
-    text = re.sub(r"^YEAR = \d+", f"YEAR = {args.year}", text, count=1, flags=re.MULTILINE)
-    cfg_path.write_text(text)
-    importlib.reload(_config())
-    from autograder.course.generate import solution_notebook_executed  # lazy: a subcommand loads only its own layer
-
-    ids = _assignments([], True)
-    for aid in ids:
-        generate(aid, execute_solution=not args.no_execute, otter=not args.no_otter, log=lambda _: None)
-        print(f"{aid}: regenerated for {args.year}")
-    unexecuted = [aid for aid in ids if not solution_notebook_executed(aid)]
-    log = REPO / "CHANGELOG.md"
-    entry = (f"\n## {args.year} (from {old_year}), {datetime.date.today().isoformat()}\n"
-             f"- `pdl new-year {args.year}`: every assignment regenerated; hidden-test inputs and year "
-             f"parameters redrawn from seed {_config().SEED} and year {args.year}. Grades record version "
-             f"`{args.year}.<hash>`; a late submission of {old_year} is graded with the {old_year} checkout.\n"
-             f"- Assignments: {', '.join(ids)}\n")
-    if unexecuted:
-        entry += (f"- Solution notebooks written without outputs (not yet executed for {args.year}): "
-                  f"{', '.join(unexecuted)}\n")
-    from autograder.run.grading import assignment_version  # lazy: a subcommand loads only its own layer
-
-    entry += ("\n| assignment | version | what |\n|---|---|---|\n"  # every version listed (tests/test_changelog.py)
-              + "".join(f"| `{aid}` | `{assignment_version(aid)}` | year {args.year} |\n" for aid in ids))
-    log.write_text(log.read_text() + entry if log.exists() else "# Changelog\n" + entry)
-    print(f"course year {old_year} -> {args.year}; release notebooks, references, hidden tests and example "
+    deadlines = "shift" if args.shift_deadlines else "keep" if args.keep_deadlines else "refuse"
+    try:
+        done = engine("new-year")(args.year, deadlines=deadlines, execute=not args.no_execute,
+                                  otter=not args.no_otter, log=print)
+    except engine("DatesBeforeYear") as exc:
+        print(f"pdl: course_config.py has {len(exc.dates)} date(s) before {args.year}, of an earlier term:",
+              file=sys.stderr)
+        for date in exc.dates:
+            print(f"  {date.where} = {date.value!r}", file=sys.stderr)
+        print("Update them in course_config.py, or rerun with --shift-deadlines (moves each by whole years into "
+              f"{args.year}) or --keep-deadlines. Nothing was written.", file=sys.stderr)
+        return 2
+    except engine("NewYearRefused") as exc:
+        print(f"pdl: {exc}. Nothing was written.", file=sys.stderr)
+        return 2
+    for date, new in done.moved.items():
+        print(f"moved: {date.where} {date.value!r} -> {new!r}")
+    for date in done.kept:
+        print(f"kept (--keep-deadlines): {date.where} = {date.value!r}, before {args.year}")
+    print(f"course year {done.old_year} -> {args.year}; release notebooks, references, hidden tests and example "
           f"submissions are on {args.year}'s parameters.")
-    if unexecuted:
-        print(f"{len(unexecuted)} solution notebook(s) hold {args.year}'s code but no outputs or figures yet; "
-              f"execute them before release:\n  pdl generate {' '.join(unexecuted)}")
+    if done.unexecuted:
+        print(f"{len(done.unexecuted)} solution notebook(s) hold {args.year}'s code but no outputs or figures yet; "
+              f"execute them before release:\n  pdl generate {' '.join(done.unexecuted)}")
     print("Then run `pdl validate --all` and commit.")
     return 0
 
@@ -308,7 +247,7 @@ def _above_zero(kind):
 
 
 def main(argv=None) -> int:
-    if str(REPO) not in sys.path:
+    if str(REPO) not in sys.path:  # course_config, solutions.<id>
         sys.path.insert(0, str(REPO))
     parser = argparse.ArgumentParser(prog="pdl", description="Physics of Deep Learning course tools.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -321,34 +260,31 @@ def main(argv=None) -> int:
     p.add_argument("--no-otter", action="store_true", help="skip the otter autograder zip")
     p.set_defaults(func=cmd_generate)
 
-    p = sub.add_parser("grade", help="grade a submitted notebook (or a folder of them)")
+    grading = argparse.ArgumentParser(add_help=False)  # what grade and grade-cohort share
+    grading.add_argument("--assignment", required=True)
+    grading.add_argument("--timeout", type=_above_zero(float), help="seconds allowed for running one notebook")
+    grading.add_argument("--call-timeout", type=_above_zero(float), help="seconds allowed for one function call")
+    grading.add_argument("--memory", type=_above_zero(int), help="memory limit of the student's process, MB")
+    grading.add_argument("--isolation", choices=["namespace", "account", "process"], default=None,
+                         help="namespace (default): the allow-list sandbox; account: a uid of its own per "
+                              "submission (a root grader where namespaces are refused); process: no file "
+                              "isolation (unsafe)")
+
+    p = sub.add_parser("grade", parents=[grading], help="grade a submitted notebook (or a folder of them)")
     p.add_argument("submission")
-    p.add_argument("--assignment", required=True)
     p.add_argument("--json", help="write the report(s) as JSON to this file")
-    p.add_argument("--timeout", type=_above_zero(float), help="seconds allowed for running the notebook")
-    p.add_argument("--call-timeout", type=_above_zero(float), help="seconds allowed for one function call")
-    p.add_argument("--memory", type=_above_zero(int), help="memory limit of the student's process, MB")
-    p.add_argument("--isolation", choices=["namespace", "account", "process"], default=None,
-                   help="namespace (default): the allow-list sandbox; account: a uid of its own per submission "
-                        "(a root grader where namespaces are refused); process: no file isolation (unsafe)")
     p.set_defaults(func=cmd_grade)
 
-    p = sub.add_parser("grade-cohort", help="grade a folder or zip of submissions in parallel, resumably")
+    p = sub.add_parser("grade-cohort", parents=[grading],
+                       help="grade a folder or zip of submissions in parallel, resumably")
     p.add_argument("submissions", help="folder or zip (student folders, <student>.ipynb, nbgrader, Gradescope export)")
-    p.add_argument("--assignment", required=True)
     p.add_argument("--workers", type=_above_zero(int), help="parallel submissions (default: all cores)")
-    p.add_argument("--timeout", type=_above_zero(float), help="seconds allowed for running one notebook")
-    p.add_argument("--call-timeout", type=_above_zero(float), help="seconds allowed for one function call")
-    p.add_argument("--memory", type=_above_zero(int), help="memory limit of the student's process, MB")
     p.add_argument("--scheduler", help="dask.distributed scheduler address (tcp://host:8786)")
     p.add_argument("--out", help="output folder (default results/<assignment>)")
     p.add_argument("--csv", help="CSV file (default <out>/grades.csv)")
     p.add_argument("--gradebook", help="nbgrader gradebook URL (default the course's)")
     p.add_argument("--no-gradebook", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--isolation", choices=["namespace", "account", "process"], default=None,
-                   help="namespace (default): the allow-list sandbox; account: a uid of its own per submission "
-                        "(a root grader where namespaces are refused); process: no file isolation (unsafe)")
     p.add_argument("--screenshots", action="store_true",
                    help="also save PNGs of the report, written answers and a feedback page (headless Chromium)")
     p.add_argument("--roster", help="roster CSV (id, name, email, section, extension): names, sections, extensions")
@@ -378,18 +314,21 @@ def main(argv=None) -> int:
     p.add_argument("year", type=int)
     p.add_argument("--no-execute", action="store_true", help="do not re-execute solution notebooks")
     p.add_argument("--no-otter", action="store_true", help="skip the otter autograder zips")
+    dates = p.add_mutually_exclusive_group()
+    dates.add_argument("--shift-deadlines", action="store_true",
+                       help="move the dates in course_config (DEADLINES, LATE_POLICY) that lie before YEAR by "
+                            "whole years into it")
+    dates.add_argument("--keep-deadlines", action="store_true",
+                       help="keep the dates in course_config that lie before YEAR (else pdl refuses, naming them)")
     p.set_defaults(func=cmd_new_year)
 
     args = parser.parse_args(argv)
-    from autograder.course.source import UnknownAssignment  # lazy: a subcommand loads only its own layer
-    from autograder.run.sandbox import SandboxUnavailable  # lazy: a subcommand loads only its own layer
-
     try:
         return args.func(args)
-    except SandboxUnavailable as exc:
+    except engine("SandboxUnavailable") as exc:
         print(f"pdl: {exc}", file=sys.stderr)
         return 2
-    except UnknownAssignment as exc:  # before anything was graded, generated or written
+    except engine("UnknownAssignment") as exc:  # before anything was graded, generated or written
         print(f"pdl: {exc}. Nothing was done.", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -37,6 +37,7 @@ from pathlib import Path
 import nbformat
 from tqdm import tqdm
 
+from autograder.course.carry_quality import carry_checks
 from autograder.course.generate import (
     RELEASE_ROLES,
     _cells,
@@ -48,9 +49,9 @@ from autograder.course.generate import (
     solution_notebook_fresh,
     tests_text,
 )
-from autograder.course.carry_quality import carry_checks
 from autograder.course.inprocess import Baseline, grade_code, reference_values
 from autograder.course.mutate import mutation_run, variant_cells
+from autograder.course.new_year import date_notes
 from autograder.course.refinputs import reference_dependent_tests
 from autograder.course.release_checks import release_lines
 from autograder.course.seeds import report_lines, sweep
@@ -230,6 +231,8 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
     if not solution_notebook_executed(assignment):
         log(f"  note  solutions/{assignment}/{assignment}.ipynb has no outputs (figures): "
             f"`pdl generate {assignment}` executes it")
+    for note in date_notes(assignment):  # a note, not a failure: the dates are the instructor's to set
+        log(f"  note  {note}")
     leaked = leaks(assignment)
     line(not leaked, "no private code in assignments/" if not leaked else
          "LEAK: " + "; ".join(_where_in_source(assignment, text) for text in leaked[:3]))
