@@ -260,8 +260,6 @@ def check_gaussian_moment_monte_carlo():
 # mixed partial derivatives of $e^{\frac12 J\cdot KJ}$ at $J=0$, computed by nested
 # automatic differentiation in torch; (iii) `gaussian_moment` against Monte Carlo
 # averages, in units of the standard error.
-import time
-
 import torch
 
 # (i) pairings by brute force: permutations -> consecutive pairs -> canonical form -> set

@@ -874,7 +874,6 @@ def stationary_moments(f, D):
     U = P.polyint(f)
     crit = P.polyroots(f)
     crit = crit[np.abs(crit.imag) < 1e-9].real
-    c = crit[np.argmax(P.polyval(crit, U))]
     half = 12 * np.sqrt(D) + 4 * D**0.25 + 1
     xs = np.linspace(crit.min() - half, crit.max() + half, 400001)
     with np.errstate(over="ignore", invalid="ignore"):

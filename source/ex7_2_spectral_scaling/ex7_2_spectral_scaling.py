@@ -431,7 +431,7 @@ try:
         axes[1].loglog(k / k_star, terms / terms.max(), label=f"b = {b_fig:.2f}")
     axes[1].axvline(1.0, color="k", lw=0.8)
     axes[1].set(xlabel="$k/k_*$", ylabel="term of (7.10) (normalized)",
-                title=f"which modes carry the loss (n = 1e4)")
+                title="which modes carry the loss (n = 1e4)")
     axes[1].legend(fontsize=8)
     plt.tight_layout()
     plt.show()
