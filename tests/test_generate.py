@@ -202,3 +202,41 @@ def test_solution_notebook_prints_no_round_off_digits(assignment):
             for text in (out.get("text", ""), out.get("data", {}).get("text/plain", "")):
                 raw += unbounded_round_off("".join(text) if isinstance(text, list) else text)
     assert not raw, f"print these as bounds in source/{assignment}/{assignment}.py: {raw}"
+
+
+# -- regeneration is byte-stable (issue 34, item 7) -----------------------------------------------
+def test_regeneration_is_byte_stable_on_the_figure_that_once_moved():
+    """ex2_1's figure (finite differences at the rounding limit) once differed between two
+    executions: executed again, its solution notebook gives the committed bytes."""
+    from autograder.course.generate import unstable_cells
+
+    assert unstable_cells("ex2_1_cumulants") == []
+
+
+def test_an_unstable_cell_is_named(monkeypatch):
+    """An execution whose outputs differ in one cell (a figure's pixels, a printed value) is
+    reported by that cell's index and first line; the same outputs report nothing."""
+    import copy
+
+    import nbformat
+
+    from autograder.course import generate as g
+
+    committed = nbformat.reads((REPO / "solutions" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text(), as_version=4)
+    code = [i for i, c in enumerate(committed.cells) if c.cell_type == "code" and c.get("outputs")]
+    target = code[len(code) // 2]
+    changed = []
+
+    def replay(nb, cwd, timeout=600):  # the committed outputs, as a deterministic execution gives them
+        for i, (cell, old) in enumerate(zip(nb.cells, committed.cells)):
+            if cell.cell_type == "code":
+                cell.outputs = copy.deepcopy(old.get("outputs", []))
+                if i == target and changed:
+                    cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text="1.0000000000001\n"))
+        return nb
+
+    monkeypatch.setattr(g, "execute", replay)
+    assert g.unstable_cells(EXEMPLAR) == []
+    changed.append(True)
+    first = committed.cells[target].source.strip().splitlines()[0][:60]
+    assert g.unstable_cells(EXEMPLAR) == [f"cell {target} ({first}): stream outputs differ"]

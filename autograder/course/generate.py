@@ -557,6 +557,30 @@ def narrative_update(path: Path, fresh) -> str | None:
     return nbformat.writes(old) + "\n"
 
 
+def unstable_cells(assignment: str, runs: int = 1) -> list[str]:
+    """Regeneration is byte-stable: the solution notebook executed ``runs`` more times gives the
+    committed bytes. The cells whose outputs differ, as "cell N (first line): what differs"
+    (empty when stable; a notebook whose code is not fresh is not compared)."""
+    path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
+    if not solution_notebook_executed(assignment) or not solution_notebook_fresh(assignment):
+        return []
+    committed = nbformat.reads(path.read_text(), as_version=4)
+    differing = []
+    for _ in range(runs):
+        fresh = _notebook(_cells(load(assignment), solution=True), assignment)
+        execute(fresh, path.parent)
+        fresh = nbformat.reads(nbformat.writes(fresh), as_version=4)  # as written: the same JSON types
+        for i, (old, new) in enumerate(zip(committed.cells, fresh.cells)):
+            if old.get("outputs") != new.get("outputs"):
+                first = (old.source.strip().splitlines() or [""])[0][:60]
+                kinds = sorted({k for o in (*old.get("outputs", []), *new.get("outputs", []))
+                                for k in o.get("data", {"stream": 1})})
+                differing.append(f"cell {i} ({first}): {', '.join(kinds)} outputs differ")
+        if differing:
+            break
+    return differing
+
+
 def solution_notebook_executed(assignment: str) -> bool:
     path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
     try:

@@ -48,6 +48,7 @@ from autograder.course.generate import (
     solution_notebook_executed,
     solution_notebook_fresh,
     tests_text,
+    unstable_cells,
 )
 from autograder.course.inprocess import Baseline, grade_code, reference_values
 from autograder.course.mutate import mutation_run, variant_cells
@@ -204,20 +205,21 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
 
 def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
              gradescope: bool = False, seeds: int = 0, gradescope_cases=simulate.CASES,
-             quick_carry: bool = False) -> bool:
+             quick_carry: bool = False, stable: bool = True) -> bool:
     """Every check of one assignment, one line each through ``log``; True when all hold.
     ``quick_carry``: the error-carried-forward checks on one pair of functions with few re-runs
-    (the test suite's setting; ``pdl validate`` runs them in full)."""
+    (the test suite's setting; ``pdl validate`` runs them in full). ``stable``: execute the solution
+    notebook once more and compare its bytes with the committed ones (a minute on some labs)."""
 
     warm(assignment, mistakes=True)  # the notebooks below are graded in forks of a warm template
     try:
-        return _validate(assignment, otter, mutants, log, gradescope, seeds, gradescope_cases, quick_carry)
+        return _validate(assignment, otter, mutants, log, gradescope, seeds, gradescope_cases, quick_carry, stable)
     finally:
         stop_templates(assignment)
 
 
 def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool, seeds: int, gradescope_cases,
-              quick_carry: bool = False) -> bool:
+              quick_carry: bool = False, stable: bool = True) -> bool:
     ok = True
 
     def line(good: bool, text: str):
@@ -233,6 +235,10 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
             f"`pdl generate {assignment}` executes it")
     for note in date_notes(assignment):  # a note, not a failure: the dates are the instructor's to set
         log(f"  note  {note}")
+    if stable:
+        moved = unstable_cells(assignment)
+        line(not moved, "regeneration is byte-stable: the solution notebook executed again gives the committed bytes"
+             if not moved else "regeneration is not byte-stable: " + "; ".join(moved[:3]))
     leaked = leaks(assignment)
     line(not leaked, "no private code in assignments/" if not leaked else
          "LEAK: " + "; ".join(_where_in_source(assignment, text) for text in leaked[:3]))
