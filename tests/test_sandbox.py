@@ -22,20 +22,22 @@ import uuid
 from pathlib import Path
 
 import pytest
-
-from autograder.run import accounts, sandbox
-from autograder.cohort.grade import grade_cohort
-from autograder.cohort.outputs import write_outputs
-from autograder.run.grading import grade
-from autograder.run.paths import REPO
-from autograder.run.sandbox import UID_BASE, SandboxUnavailable, Worker
-from autograder.run.notebook import code_cell, with_cells
 from conftest import EXEMPLAR
 
-pytestmark = pytest.mark.skipif(not sandbox.namespaces_available(),
-                                reason=f"the allow-list sandbox cannot be built here: {sandbox.probe()}")
+from autograder.cohort.grade import grade_cohort
+from autograder.cohort.outputs import write_outputs
+from autograder.run import accounts, isolation, rootfs
+from autograder.run.channel import Worker
+from autograder.run.grading import grade
+from autograder.run.isolation import SandboxUnavailable
+from autograder.run.notebook import code_cell, with_cells
+from autograder.run.paths import REPO
+from autograder.run.rootfs import UID_BASE
 
-LIMITS = dict(timeout=30, call_timeout=10, memory_mb=2048)
+pytestmark = pytest.mark.skipif(not isolation.namespaces_available(),
+                                reason=f"the allow-list sandbox cannot be built here: {isolation.probe()}")
+
+LIMITS = {"timeout": 30, "call_timeout": 10, "memory_mb": 2048}
 SECRET = f"PLANTED-SECRET-{uuid.uuid4().hex}"
 TMP = Path(tempfile.gettempdir())
 WALK = ("import os\ndef find(suffix):\n    for top, dirs, files in os.walk('/'):\n"
@@ -239,15 +241,15 @@ def test_the_process_sees_only_its_allow_list(planted, nothing_left_behind):
     assert seen["uid"] >= UID_BASE and seen["gid"] >= UID_BASE and seen["groups"] == []
     assert seen["cwd"] == "/home/student"
     allowed_top = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "dev", "proc",
-                   "home", "tmp", "pdl"} | {Path(p).parts[1] for p in sandbox._python_paths()}
+                   "home", "tmp", "pdl"} | {Path(p).parts[1] for p in rootfs._python_paths()}
     assert set(seen["root"]) <= allowed_top, seen["root"]
     assert "sys" not in seen["root"]
     assert {p: v for p, v in seen["read"].items() if v is not None and p != "/proc/1/environ"} == {}
     assert SECRET not in json.dumps(seen)
     assert [d for d, ok in seen["write"].items() if ok] == ["/home/student", "/tmp", "/dev/shm"]
-    interpreter = tuple(str(p) + "/" for p in sandbox._python_paths())
+    interpreter = tuple(str(p) + "/" for p in rootfs._python_paths())
     assert [p for p in seen["found"] if not p.startswith(interpreter)] == []
-    assert 0 < seen["fill_mb"] <= sandbox.SCRATCH_MB  # the scratch cap holds for /dev/shm too
+    assert 0 < seen["fill_mb"] <= rootfs.SCRATCH_MB  # the scratch cap holds for /dev/shm too
     assert 0 < seen["forks"] < 100 and 0 < seen["threads"] < 100
 
 
@@ -356,9 +358,9 @@ def test_refuses_when_the_sandbox_cannot_be_built(monkeypatch, write_nb, stub_nb
     from autograder.cli import main as pdl
 
     refusal = "unshare: user namespaces are not permitted"
-    monkeypatch.setattr(sandbox, "probe", lambda: refusal)
+    monkeypatch.setattr(isolation, "probe", lambda: refusal)
     # what unshare does on such a host: the set-up fails before any student code
-    monkeypatch.setattr(sandbox, "_unshare_cmd", lambda: [
+    monkeypatch.setattr(rootfs, "_unshare_cmd", lambda: [
         "sh", "-c", f'echo "pdl-sandbox: {refusal}" >&2; exit 97', "unshare"])
     with pytest.raises(SandboxUnavailable, match="--isolation process") as refused:
         grade(write_nb("s", stub_nb), EXEMPLAR, **LIMITS)
@@ -455,8 +457,8 @@ def _uid(entry: Path) -> int:
 UNPRIVILEGED = r'''
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from autograder.run import sandbox
-w = sandbox.Worker({}, memory_mb=2048)
+from autograder.run import channel
+w = channel.Worker({}, memory_mb=2048)
 try:
     w.wait_ready(60)
     errors = w.run_cells([(0, "import os\ndef f():\n    return [os.getuid(), sorted(os.listdir('/')), "
@@ -470,8 +472,8 @@ print(json.dumps({"isolation": w.isolation, "errors": errors, "answer": answer})
 
 def test_an_unprivileged_grader_gets_the_same_allow_list(tmp_path):
     """A TA's ordinary account (here: nobody) builds the sandbox in a user namespace."""
-    from autograder.gradescope import simulate
     from autograder.course.generate import build_otter_zip
+    from autograder.gradescope import simulate
 
     if os.geteuid() != 0:
         pytest.skip("needs root to become another user for the test")
@@ -480,7 +482,7 @@ def test_an_unprivileged_grader_gets_the_same_allow_list(tmp_path):
     out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "-i",
                           "PATH=/usr/bin:/bin:/usr/sbin:/sbin", "HOME=/",
                           str(venv / "bin" / "python"), "-c", UNPRIVILEGED, str(REPO)],
-                         capture_output=True, text=True, timeout=120, cwd="/")
+                         capture_output=True, text=True, timeout=120, cwd="/", check=False)
     if "No module named 'autograder'" in out.stderr:
         pytest.skip(f"this checkout ({REPO}) is not readable by other users")
     if "SandboxUnavailable" in out.stderr:
@@ -546,9 +548,9 @@ def test_site_packages_hold_only_the_allowed_distributions(nothing_left_behind):
 IN_SHM = r'''
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from autograder.run import sandbox
-assert sandbox.__file__.startswith(sys.argv[1]), sandbox.__file__
-w = sandbox.Worker({}, memory_mb=2048)
+from autograder.run import channel, rootfs
+assert channel.__file__.startswith(sys.argv[1]) and rootfs.__file__.startswith(sys.argv[1]), rootfs.__file__
+w = channel.Worker({}, memory_mb=2048)
 try:
     w.wait_ready(60)
     errors = w.run_cells([(0, "import sys, numpy\ndef f():\n    return [sys.prefix, numpy.__file__]")], 60)
@@ -569,13 +571,13 @@ def test_the_sandbox_builds_wherever_the_course_lives():
     script = (f"mount -t tmpfs pdl-shm /dev/shm && mkdir {course} && mount --bind {shlex.quote(str(REPO))} {course} "
               f"&& exec {course}/.venv/bin/python -I -c \"$0\" {course}")
     out = subprocess.run(["unshare", "--mount", "sh", "-c", script, IN_SHM],
-                         capture_output=True, text=True, timeout=180, cwd="/")
+                         capture_output=True, text=True, timeout=180, cwd="/", check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     data = json.loads(out.stdout.strip().splitlines()[-1])
     assert data["errors"] == [] and data["answer"]["status"] == "ok", data
     prefix, numpy_file = data["answer"]["value"]
     assert prefix == f"{course}/.venv" and numpy_file.startswith(f"{course}/.venv/")
-    assert sandbox._build_at([f"{course}/.venv", "/usr"]) not in ("/dev/shm", None)
+    assert rootfs._build_at([f"{course}/.venv", "/usr"]) not in ("/dev/shm", None)
 
 
 # -- account isolation: only when chosen, a uid per submission, nothing survives (issue 21) ----
@@ -621,22 +623,22 @@ def test_no_silent_fallback_to_account_isolation(monkeypatch, write_nb, stub_nb,
 
     refusal = "unshare: unshare failed: Operation not permitted"
     monkeypatch.delenv("PDL_ISOLATION", raising=False)
-    monkeypatch.setattr(sandbox, "probe", lambda: refusal)
-    monkeypatch.setattr(sandbox, "probe_account", lambda: "")  # account isolation would hold here
-    monkeypatch.setattr(sandbox, "_account_ids", lambda: (999, 999), raising=False)  # the old code's check
-    monkeypatch.setattr(sandbox, "_unshare_cmd", lambda: [
+    monkeypatch.setattr(isolation, "probe", lambda: refusal)
+    monkeypatch.setattr(isolation, "probe_account", lambda: "")  # account isolation would hold here
+    monkeypatch.setattr(isolation, "_account_ids", lambda: (999, 999), raising=False)  # the old code's check
+    monkeypatch.setattr(rootfs, "_unshare_cmd", lambda: [
         "sh", "-c", f'echo "pdl-sandbox: {refusal}" >&2; exit 97', "unshare"])
     with pytest.raises(SandboxUnavailable, match="Operation not permitted"):
-        sandbox.resolve_isolation(None)
-    assert sandbox.resolve_isolation(None, lazy=True) == "namespace"  # the worker's set-up then refuses
+        isolation.resolve_isolation(None)
+    assert isolation.resolve_isolation(None, lazy=True) == "namespace"  # the worker's set-up then refuses
     with pytest.raises(SandboxUnavailable):
         grade(write_nb("s", stub_nb), EXEMPLAR, **LIMITS)
     assert pdl(["grade", str(write_nb("s", stub_nb)), "--assignment", EXEMPLAR]) == 2
     assert "cannot build the grading sandbox" in capsys.readouterr().err
     # chosen: by the argument, by PDL_ISOLATION (the zip), or on the command line
-    assert sandbox.resolve_isolation("account") == "account"
+    assert isolation.resolve_isolation("account") == "account"
     monkeypatch.setenv("PDL_ISOLATION", "account")
-    assert sandbox.resolve_isolation(None) == "account"
+    assert isolation.resolve_isolation(None) == "account"
     monkeypatch.delenv("PDL_ISOLATION")
     report_path = write_nb("s", stub_nb).parent / "r.json"
     assert pdl(["grade", str(write_nb("s", stub_nb)), "--assignment", EXEMPLAR, "--isolation", "account",
@@ -652,7 +654,7 @@ def test_the_zip_chooses_account_isolation_only_where_namespaces_are_refused(mon
 
     monkeypatch.delenv("PDL_ISOLATION", raising=False)
     assert plugin.zip_isolation() == "namespace"
-    monkeypatch.setattr(sandbox, "probe", lambda: "unshare: Operation not permitted")
+    monkeypatch.setattr(isolation, "probe", lambda: "unshare: Operation not permitted")
     assert plugin.zip_isolation() == "account"
     monkeypatch.setenv("PDL_ISOLATION", "namespace")
     assert plugin.zip_isolation() == "namespace"
@@ -661,9 +663,9 @@ def test_the_zip_chooses_account_isolation_only_where_namespaces_are_refused(mon
 def test_each_live_submission_has_a_uid_of_its_own(nothing_left_behind):
     """A grader in another process (a cohort's worker) holds a uid: the next submission gets
     another, and two live submissions of one process get two."""
-    other = subprocess.Popen([sys.executable, "-c", "import sys\nfrom autograder.run import accounts, sandbox\n"
-                              "lease = accounts.lease(sandbox._python_paths())\nprint(lease.uid, flush=True)\n"
-                              "sys.stdin.read()\nlease.release()"],
+    other = subprocess.Popen([sys.executable, "-c", ("import sys\nfrom autograder.run import accounts, rootfs\n"
+                              "lease = accounts.lease(rootfs._python_paths())\nprint(lease.uid, flush=True)\n"
+                              "sys.stdin.read()\nlease.release()")],
                              cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         held = int(other.stdout.readline())
@@ -719,7 +721,8 @@ def test_an_escaped_reforking_process_is_gone_after_teardown(cgroup, monkeypatch
     assert not _seen_after_release(uid), "the re-forking process outlived its submission"
     second = _account_worker()  # often the same uid: nothing of the first may reach it
     try:
-        assert _call(second, "import os, time\ndef f():\n    time.sleep(1)\n    return os.getuid()") == second._lease.uid
+        slow_uid = "import os, time\ndef f():\n    time.sleep(1)\n    return os.getuid()"
+        assert _call(second, slow_uid) == second._lease.uid
     finally:
         second.close()
 
@@ -774,7 +777,7 @@ def test_nothing_is_left_in_tmp_or_dev_shm(landlock, monkeypatch, nothing_left_b
         pytest.skip("this kernel has no Landlock")
     if not landlock:  # as on a kernel without Landlock; this checkout is world-readable, so the
         monkeypatch.setattr(accounts, "landlock_abi", lambda: 0)  # permission check would refuse
-        monkeypatch.setattr(sandbox, "probe_account", lambda: "")
+        monkeypatch.setattr(isolation, "probe_account", lambda: "")
     token = f"pdl-left-{uuid.uuid4().hex}"
     worker = _account_worker()
     try:
@@ -846,7 +849,7 @@ def test_landlock_confines_files_and_network(tmp_path, monkeypatch, nothing_left
 
 def test_without_landlock_the_report_says_what_was_not_confined(monkeypatch, write_nb, stub_nb):
     monkeypatch.setattr(accounts, "landlock_abi", lambda: 0)  # a kernel without Landlock
-    monkeypatch.setattr(sandbox, "probe_account", lambda: "")  # this checkout is world-readable
+    monkeypatch.setattr(isolation, "probe_account", lambda: "")  # this checkout is world-readable
     report = grade(write_nb("s", stub_nb), EXEMPLAR, isolation="account", **LIMITS)
     assert report.isolation == "account"
     assert any("without Landlock" in e and "network" in e for e in report.errors), report.errors
@@ -881,5 +884,5 @@ def test_the_gradescope_simulation_leaves_the_host_accounts_unchanged(tmp_path):
     got = simulate.simulate(fake, nb, Path(sys.prefix), tmp_path / "root", timeout=60)
     assert got["score"] == 1  # the account existed inside the simulation
     assert {t: Path(t).read_bytes() for t in before} == before
-    assert subprocess.run(["id", name], capture_output=True).returncode != 0
+    assert subprocess.run(["id", name], capture_output=True, check=False).returncode != 0
     assert "useradd" not in archive.SETUP_ACCOUNT  # and the real zip creates no account at all

@@ -3,12 +3,15 @@ modules once, each fork isolated as a cold start is, nothing of one submission r
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from conftest import EXEMPLAR
 
-from autograder.run import sandbox
-from autograder.run.sandbox import Template, TemplateFailed, Worker, namespaces_available, template_lease
+from autograder.run import packages, rootfs, templates
+from autograder.run.channel import Worker, WorkerTimeout
+from autograder.run.isolation import namespaces_available
+from autograder.run.templates import Template, TemplateFailed, template_lease
 
 pytestmark = pytest.mark.skipif(not namespaces_available(), reason="needs the namespace sandbox")
 
@@ -59,11 +62,11 @@ def probe():
 @pytest.fixture(scope="module")
 def template():
     t = Template(EXEMPLAR)
-    sandbox._FREE.setdefault(EXEMPLAR, []).append(t)
+    templates._FREE.setdefault(EXEMPLAR, []).append(t)
     yield t
-    sandbox._FREE[EXEMPLAR].remove(t)
-    if not sandbox._FREE[EXEMPLAR]:  # as before: no later test of this process grades warm
-        del sandbox._FREE[EXEMPLAR]
+    templates._FREE[EXEMPLAR].remove(t)
+    if not templates._FREE[EXEMPLAR]:  # as before: no later test of this process grades warm
+        del templates._FREE[EXEMPLAR]
     t.close()
 
 
@@ -134,7 +137,7 @@ def test_each_fork_is_the_student_with_no_privileges(template):
         warm, got = _probe()
     got = _decoded(got)
     assert warm
-    assert got["uid"] == sandbox.sandbox_uid() if os.geteuid() == 0 else got["uid"] == 1000
+    assert got["uid"] == rootfs.sandbox_uid() if os.geteuid() == 0 else got["uid"] == 1000
     assert got["caps"] == ["0000000000000000"] * 5 and got["no_new_privs"] == "1"
     assert not got["writable_root"]
     assert got["proc_mounts"] == 1  # the template's /proc is detached, not hidden under this one
@@ -143,10 +146,10 @@ def test_each_fork_is_the_student_with_no_privileges(template):
 def test_what_a_course_under_tmp_binds_there_is_carried_into_each_fork_read_only(template, monkeypatch):
     """A checkout under /tmp (a CI clone): its interpreter lives where each fork's fresh /tmp goes.
     The template carries those folders over, read-only; nothing else under /tmp is carried."""
-    monkeypatch.setattr(sandbox, "_python_paths", lambda: [sandbox.Path("/tmp/clone/.venv")])
-    monkeypatch.setattr(sandbox, "_python_entries", lambda prefix: [prefix / "lib", prefix / "pyvenv.cfg"])
-    monkeypatch.setattr(sandbox.packages, "visible_entries", lambda modules: {sandbox.Path("/dev/shm/x/site"): []})
-    assert sandbox._under_scratch(frozenset()) == ["/dev/shm/x", "/tmp/clone"]
+    monkeypatch.setattr(rootfs, "_python_paths", lambda: [Path("/tmp/clone/.venv")])
+    monkeypatch.setattr(rootfs, "_python_entries", lambda prefix: [prefix / "lib", prefix / "pyvenv.cfg"])
+    monkeypatch.setattr(packages, "visible_entries", lambda modules: {Path("/dev/shm/x/site"): []})
+    assert templates._under_scratch(frozenset()) == ["/dev/shm/x", "/tmp/clone"]
     monkeypatch.undo()
     with template_lease(EXEMPLAR):
         worker = _run("import os\ndef kept():\n    return [[p, os.path.isdir(p), os.access(p, os.W_OK)] for p in "
@@ -163,7 +166,7 @@ def test_a_fork_that_ran_past_its_time_is_killed_with_everything_it_started(temp
         worker = Worker(dict(NOTEBOOK), isolation="namespace", memory_mb=2048)
         worker.wait_ready(60)
         assert worker.warm
-        with pytest.raises(sandbox.WorkerTimeout):
+        with pytest.raises(WorkerTimeout):
             worker.run_cells([(0, "import subprocess\nsubprocess.Popen(['sleep', '300'])\nwhile True: pass")], 2)
         assert worker.proc.poll() is not None  # the fork is gone, and its pid namespace with it
         worker.close()
@@ -173,8 +176,8 @@ def test_a_fork_that_ran_past_its_time_is_killed_with_everything_it_started(temp
 
 def test_a_refused_fork_raises_and_the_worker_starts_cold(template, monkeypatch):
     with pytest.raises(TemplateFailed):  # the template checks what it is sent
-        orig = sandbox.socket.send_fds
-        monkeypatch.setattr(sandbox.socket, "send_fds", lambda sock, msgs, fds: orig(sock, msgs, fds[:2]))
+        orig = templates.socket.send_fds
+        monkeypatch.setattr(templates.socket, "send_fds", lambda sock, msgs, fds: orig(sock, msgs, fds[:2]))
         template.spawn({"nproc": 64, "fsize_mb": 64, "nofile": 256, "cpu_s": 60, "memory_mb": 2048})
     monkeypatch.undo()
     monkeypatch.setattr(Template, "spawn", lambda self, limits: (_ for _ in ()).throw(TemplateFailed("x")))

@@ -34,7 +34,8 @@ from tqdm import tqdm
 from autograder.cohort.layouts import Submission, discover, file_hash, safe_extract
 from autograder.course.source import known_assignment
 from autograder.run.grading import assignment_version, grade, warm
-from autograder.run.sandbox import SandboxUnavailable, resolve_isolation, start_templates
+from autograder.run.isolation import SandboxUnavailable, resolve_isolation
+from autograder.run.templates import start_templates
 
 
 def _pool_init() -> None:

@@ -62,7 +62,7 @@ from autograder.gradescope import simulate
 from autograder.run.diagnose.leaks import leaked_numbers
 from autograder.run.grading import grade, warm
 from autograder.run.paths import REPO
-from autograder.run.sandbox import stop_templates
+from autograder.run.templates import stop_templates
 
 MIN_LEAK_LINE = 24  # shorter lines (``return x``) are too generic to count as a leak
 

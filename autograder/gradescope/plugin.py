@@ -24,9 +24,9 @@ from otter.run.run_autograder.utils import OtterRuntimeError
 
 from autograder.gradescope.results import results
 from autograder.run.grading import grade
+from autograder.run.isolation import SandboxUnavailable, namespaces_available
 from autograder.run.notebook import SubmissionError, load_submission
 from autograder.run.paths import REPO
-from autograder.run.sandbox import SandboxUnavailable, namespaces_available
 from autograder.run.settings import Settings
 
 

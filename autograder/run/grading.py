@@ -25,9 +25,11 @@ import pytest
 import course_config
 from autograder.run import carry, diagnose, packages, protocol
 from autograder.run.bounded import run_bounded
+from autograder.run.channel import Worker, WorkerDied, WorkerTimeout
 from autograder.run.diagnose import enabled
 from autograder.run.diagnose.catalogue import _FAILED, Call
 from autograder.run.diagnose.compare import _leaves
+from autograder.run.isolation import PROCESS_WARNING, SandboxUnavailable, resolve_isolation
 from autograder.run.notebook import (
     SubmissionError,
     _tagged_cells,
@@ -41,18 +43,8 @@ from autograder.run.notebook import (
 from autograder.run.owners import owners_of
 from autograder.run.paths import REPO
 from autograder.run.record import STUDENT_ERROR_KINDS, GradeReport, Kind, TestResult
-from autograder.run.sandbox import (
-    PROCESS_WARNING,
-    SandboxUnavailable,
-    Worker,
-    WorkerDied,
-    WorkerTimeout,
-    held_template,
-    resolve_isolation,
-    start_templates,
-    template_lease,
-)
 from autograder.run.settings import Limits
+from autograder.run.templates import held_template, start_templates, template_lease
 from autograder.run.testing import StudentError, observing, points_of
 
 SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
