@@ -20,7 +20,7 @@ LIMITS = dict(timeout=60, call_timeout=10, memory_mb=2048)
 # -- grade_term ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def term(tmp_path_factory, correct_nb, stub_nb):
-    from autograder.cohort import grade_term  # the package's lazy export
+    from autograder.cohort.term import grade_term
 
     tmp = tmp_path_factory.mktemp("term")
     subs = tmp / "subs"
@@ -46,7 +46,7 @@ def test_grade_term_grades_writes_and_says_what_it_did(term):
 
 
 def test_read_records_and_a_rerun_grades_nothing_again(term):
-    from autograder.cohort import grade_term, read_records
+    from autograder.cohort.term import grade_term, read_records
 
     subs, out, first, _ = term
     records = read_records(out)
@@ -57,7 +57,7 @@ def test_read_records_and_a_rerun_grades_nothing_again(term):
 
 
 def test_grade_term_refuses_a_bad_roster_before_grading(tmp_path, monkeypatch):
-    from autograder.cohort import TermRefused, grade_term
+    from autograder.cohort.term import TermRefused, grade_term
 
     monkeypatch.setattr("autograder.cohort.grade.grade_cohort", lambda *a, **k: pytest.fail("graded"))
     roster = tmp_path / "roster.csv"
@@ -135,9 +135,8 @@ def test_new_year_regenerates_only_the_course_it_belongs_to(config):
 
 def test_pdl_new_year_refuses_with_the_list_exit_2(config, monkeypatch, capsys):
     from autograder import cli
-    from autograder.course import generate
 
-    monkeypatch.setattr(generate, "generate", lambda *a, **k: pytest.fail("generated"))
+    monkeypatch.setattr(ny, "generate", lambda *a, **k: pytest.fail("generated"))
     monkeypatch.setattr(ny, "REPO", config.parent)  # the copy stands for the course's course_config.py
     before = config.read_text()
     assert cli.main(["new-year", "2027", "--no-execute", "--no-otter"]) == 2

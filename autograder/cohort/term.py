@@ -24,6 +24,7 @@ from pathlib import Path
 
 from autograder.cohort import grade as cohort_grade  # grade_cohort looked up at each call (tests replace it)
 from autograder.cohort import late
+from autograder.cohort.browser import find_chromium, screenshot_cohort
 from autograder.cohort.handscores import HandScores, remember_gradebook
 from autograder.cohort.layouts import IdRegistryError
 from autograder.cohort.outputs import hand_scores, record_in_gradebook, resolve_db_url, write_outputs
@@ -163,8 +164,6 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
 
 
 def _screenshots(term: Term) -> None:
-    from autograder.cohort.browser import find_chromium, screenshot_cohort
-
     if find_chromium() is None:
         term.screenshot_error = "no screenshots: Chromium is not installed (apt-get install chromium)."
         return

@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import course_config
+from autograder.course.generate import generate, solution_notebook_executed
 from autograder.course.source import all_assignments
+from autograder.run.grading import assignment_version
 from autograder.run.paths import REPO
 
 DATE = re.compile(r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?P<rest>(?:[ T]\d{2}:\d{2}.*)?)", re.DOTALL)
@@ -216,9 +218,6 @@ def new_year(year: int, *, deadlines: str = "refuse", execute: bool = True, otte
     if not regenerate:
         return done
     importlib.reload(course_config)
-    from autograder.course.generate import generate, solution_notebook_executed
-    from autograder.run.grading import assignment_version
-
     ids = all_assignments()
     for aid in ids:
         generate(aid, execute_solution=execute, otter=otter, log=lambda _: None)
