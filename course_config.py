@@ -22,7 +22,7 @@ CARRY_FORWARD = True
 # timestamp.txt) is after its assignment's deadline is flagged late in grades.csv, the report and
 # the feedback, and the deadline becomes the assignment's due date in nbgrader's gradebook.
 # "YYYY-MM-DD HH:MM:SS <zone>" with an IANA zone name or an offset (+0200); no zone means UTC.
-DEADLINES = {}       # e.g. {"ex3_2_nngp": "2026-10-15 23:59:59 Europe/Berlin"}
+DEADLINES = {}  # type: dict[str, str]  # e.g. {"ex3_2_nngp": "2026-10-15 23:59:59 Europe/Berlin"}
 
 # Late policy, for `pdl grade-cohort` (autograder/cohort/late.py): the penalty is taken from the
 # total (tests + written answers) and grades.csv, canvas.csv and moodle.csv hold the final grade
@@ -36,11 +36,11 @@ DEADLINES = {}       # e.g. {"ex3_2_nngp": "2026-10-15 23:59:59 Europe/Berlin"}
 # (`--roster`: a number of days, or a date and time); no_credit_after moves with it. The penalty
 # is computed from the submission time; the LMS's own late flag (Canvas) is shown but costs nothing.
 # One policy for every assignment, or {"<assignment id>": policy, "*": policy for the others}.
-LATE_POLICY = {}     # e.g. {"grace_minutes": 15, "per_day": 0.10, "cap": 0.5}
+LATE_POLICY = {}  # type: dict[str, object]  # e.g. {"grace_minutes": 15, "per_day": 0.10, "cap": 0.5}
 
 # Canvas assignment ids, for canvas.csv's column "<assignment> (<id>)" (Canvas's gradebook import
 # matches the column by this id; without it, by the assignment's name).
-CANVAS_ASSIGNMENT_IDS = {}  # e.g. {"ex3_2_nngp": 123456}
+CANVAS_ASSIGNMENT_IDS = {}  # type: dict[str, int]  # e.g. {"ex3_2_nngp": 123456}
 
 # Modules: named groups of assignments that can be released together (notes, Section 0.1).
 MODULES = {
@@ -55,12 +55,13 @@ MODULES = {
 # course id and, per assignment, the id of that manual-grading assignment; the upload token
 # is read from the environment variable GRADESCOPE_TOKEN by `pdl generate`, never stored here.
 GRADESCOPE_COURSE_ID = None            # e.g. 123456
-GRADESCOPE_MANUAL_ASSIGNMENTS = {}     # e.g. {"ex5_3_mean_field_lab": 654321}
+GRADESCOPE_MANUAL_ASSIGNMENTS = {}  # type: dict[str, int]  # e.g. {"ex5_3_mean_field_lab": 654321}
 
 ROOT = Path(__file__).resolve().parent
 
 if "get_config" in globals():  # executed by nbgrader as its config file
-    c = get_config()  # noqa: F821
+    # traitlets puts get_config in the file's scope when nbgrader loads it as its config
+    c = get_config()  # type: ignore[name-defined]  # noqa: F821
     c.CourseDirectory.course_id = COURSE
     c.CourseDirectory.root = str(ROOT / "nbgrader")
     c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'nbgrader' / 'gradebook.db'}"

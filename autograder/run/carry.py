@@ -265,7 +265,8 @@ def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Out
     deadline = time.monotonic() + (GRADE_BUDGET_S if budget_s is None else budget_s)
     outcomes: dict[tuple[str, frozenset], Outcome] = {}
     carried: dict[str, list[str]] = {}
-    broken = []  # a copy hung or crashed: like a function that hung in a direct test, it is not tried again
+    # a copy hung or crashed: like a function that hung in a direct test, it is not tried again
+    broken: list[tuple[str, frozenset]] = []
 
     def charged(skip: str = "") -> set[str]:
         """The functions that lost points in a failure not credited (other than ``skip``'s)."""

@@ -105,7 +105,8 @@ def read_mistakes(assignment: str) -> list[Mistake]:
     grader reads, when a test fails, to name the mistake. Reads only the cell headers of the
     percent script and the code of its wrong and rewrite cells."""
     path = source_path(assignment)
-    cells, current = [], None
+    cells: list[tuple[str, str, int]] = []
+    current: tuple[str, list[str], int] | None = None  # (role, lines, index) of the cell being read
     for line in path.read_text().splitlines() + ["# %% end"]:
         head = _HEADER.match(line)
         if head:

@@ -48,6 +48,16 @@ class SubmissionError(ValueError):
     """The submission cannot be read as a notebook."""
 
 
+def _as_dict(value) -> dict:
+    """``value`` if a dict, else {} (a malformed notebook's field is read as empty)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _as_list(value) -> list:
+    """``value`` if a list, else [] (a malformed notebook's field is read as empty)."""
+    return value if isinstance(value, list) else []
+
+
 
 def _tagged_cells(nb, tag: str, cell_type: str | None = None):
     """(index, metadata, text) of the cells of a parsed (possibly malformed) notebook that carry
@@ -56,7 +66,7 @@ def _tagged_cells(nb, tag: str, cell_type: str | None = None):
     for index, cell in enumerate(cells if isinstance(cells, list) else []):
         if not isinstance(cell, dict) or (cell_type and cell.get("cell_type") != cell_type):
             continue
-        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        meta = _as_dict(cell.get("metadata"))
         tags = meta.get("tags")
         if isinstance(tags, list) and tag in tags:
             text = cell.get("source", "")
@@ -66,7 +76,7 @@ def _tagged_cells(nb, tag: str, cell_type: str | None = None):
 
 def _answer_cells(nb) -> list[tuple[int, dict, str]]:
     """(index, pdl metadata, text) of the markdown cells tagged ``answer``; metadata is a dict."""
-    return [(index, meta.get("pdl") if isinstance(meta.get("pdl"), dict) else {}, text)
+    return [(index, _as_dict(meta.get("pdl")), text)
             for index, meta, text in _tagged_cells(nb, "answer", "markdown")]
 
 
@@ -152,7 +162,7 @@ def load_submission(path: Path) -> tuple[bytes, dict]:
                 raise
             raise SubmissionError(_invalid(exc)) from None
     if nb.get("nbformat") == 3 or "worksheets" in nb:
-        for sheet in nb.get("worksheets") if isinstance(nb.get("worksheets"), list) else []:
+        for sheet in _as_list(nb.get("worksheets")):
             for cell in (sheet.get("cells") or []) if isinstance(sheet, dict) else []:
                 if isinstance(cell, dict) and cell.get("cell_type") == "code":
                     cell["outputs"] = []  # dropped unread; nbformat's upgrade expects the key
@@ -161,7 +171,7 @@ def load_submission(path: Path) -> tuple[bytes, dict]:
             nb = nbformat.convert(nbformat.from_dict(nb), 4)
         except Exception as exc:  # noqa: BLE001
             raise SubmissionError(f"cannot convert this nbformat 3 notebook: {exc}") from None
-    for cell in nb.get("cells") if isinstance(nb.get("cells"), list) else []:
+    for cell in _as_list(nb.get("cells")):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             cell.update(outputs=[], execution_count=None)
     return json.dumps(nb, indent=1).encode(), nb
@@ -220,7 +230,9 @@ class _Clipped:
                 i = self._string_part(chunk, i, out)
                 continue
             # whole strings within the chunk are shorter than a chunk, so than MAX_STRING: they pass
-            end = _WHOLE_STRINGS.match(chunk, i).end()
+            whole = _WHOLE_STRINGS.match(chunk, i)
+            assert whole is not None  # (...)* matches anywhere, if only the empty string
+            end = whole.end()
             j = chunk.find(b'"', end)  # a string that goes on into the next chunk
             stop = n if j < 0 else j
             if j < 0 and (tail := _WORD_TAIL.search(chunk, i)):
@@ -310,7 +322,7 @@ class _Kept:
         if event == "start_array" and isinstance(schema, list):
             out = []
             while (item := self._next())[0] != "end_array":
-                out.append(self._take(*item, schema[0]))
+                out.append(self._take(item[0], item[1], schema[0]))
             return out
         self._skip(event)
         return None  # not the kind expected: as if absent (a cell keeps its place)
@@ -326,7 +338,7 @@ class _Kept:
         return out
 
     def _skip(self, event) -> None:
-        depth = event in ("start_map", "start_array")
+        depth = int(event in ("start_map", "start_array"))
         while depth:
             event, _ = self._next()
             depth += (event in ("start_map", "start_array")) - (event in ("end_map", "end_array"))
@@ -368,8 +380,8 @@ def code_cells(nb: dict) -> list[tuple[int, str, set]]:
             source = "".join(s for s in source if isinstance(s, str))
         if not isinstance(source, str):
             raise SubmissionError(f"cell {index} has no readable source")
-        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
-        tags = meta.get("tags") if isinstance(meta.get("tags"), list) else []
+        meta = _as_dict(cell.get("metadata"))
+        tags = _as_list(meta.get("tags"))
         out.append((index, source, {t for t in tags if isinstance(t, str)}))
     return out
 

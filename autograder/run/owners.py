@@ -26,7 +26,8 @@ def test_owners(tests_code: str, graded: Iterable[str]) -> dict[str, tuple[str, 
 
     def called(node, seen):
         names = []
-        for sub in sorted((s for s in ast.walk(node) if hasattr(s, "lineno")), key=lambda s: (s.lineno, s.col_offset)):
+        exprs = (s for s in ast.walk(node) if isinstance(s, ast.expr))  # the only nodes that name a call
+        for sub in sorted(exprs, key=lambda s: (s.lineno, s.col_offset)):
             if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "student"
                     and sub.attr in graded):
                 names.append(sub.attr)
@@ -45,6 +46,7 @@ def test_owners(tests_code: str, graded: Iterable[str]) -> dict[str, tuple[str, 
                 pts = float(ast.literal_eval(d.args[0]))
         first = re.match(r"\w+", (ast.get_docstring(node) or "").strip())
         by_name = [g for g in graded if node.name == f"test_{g}" or node.name.startswith(f"test_{g}_")]
+        name: str | None
         if first and first.group() in graded:
             name = first.group()
         elif by_name:

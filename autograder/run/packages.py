@@ -45,7 +45,7 @@ def imports(code: str) -> list[tuple[str, list[str]]]:
     """Each absolute import in ``code`` (cell magics skipped) as (dotted module, names imported
     from it): ``import a.b`` is ("a.b", []), ``from a import b, c`` is ("a", ["b", "c"])."""
     code = "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!")))
-    found = []
+    found: list[tuple[str, list[str]]] = []
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Import):
             found += [(a.name, []) for a in node.names]
@@ -129,11 +129,11 @@ def _existing(paths) -> tuple[Path, ...]:
 def _installed(searched: tuple[Path, ...]) -> dict[str, tuple[metadata.Distribution, Path, tuple[str, ...]]]:
     """Canonical name -> (distribution, its site directory, the files it installed there), for the
     distributions in ``searched``, the first on the path winning."""
-    found = {}
+    found: dict[str, tuple[metadata.Distribution, Path, tuple[str, ...]]] = {}
     for dist in metadata.distributions(path=[str(p) for p in searched]):
         name = dist.metadata["Name"]
         if name and canonicalize_name(name) not in found:
-            found[canonicalize_name(name)] = (dist, Path(dist.locate_file("")).resolve(), _files(dist))
+            found[canonicalize_name(name)] = (dist, Path(str(dist.locate_file(""))).resolve(), _files(dist))
     return found
 
 
@@ -158,7 +158,8 @@ def allowed_distributions(modules) -> dict[str, metadata.Distribution]:
     """The distributions providing ``modules`` (and the worker's needs), with their requirements
     (the extras asked for included), transitively; never one providing a module of the course."""
     installed = _installed(site_dirs()[0])
-    providers, course = {}, set()
+    providers: dict[str, list[str]] = {}
+    course: set[str] = set()
     for name, (dist, _, files) in installed.items():
         tops = _top_level(dist, files)
         if tops & COURSE_MODULES:
@@ -166,7 +167,8 @@ def allowed_distributions(modules) -> dict[str, metadata.Distribution]:
         for top in tops:
             providers.setdefault(top, []).append(name)
     wanted = (set(modules) | WORKER_NEEDS) - COURSE_MODULES - set(sys.stdlib_module_names)
-    todo = [(name, frozenset()) for module in sorted(wanted) for name in providers.get(module, [])]
+    todo: list[tuple[str, frozenset[str]]] = [
+        (name, frozenset()) for module in sorted(wanted) for name in providers.get(module, [])]
     allowed, done = {}, set()
     while todo:
         name, extras = todo.pop()

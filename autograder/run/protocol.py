@@ -110,7 +110,7 @@ def encode(obj, _depth: int = 0):
         return _encode_array(obj)
     if isinstance(obj, (int, float, complex)) and not isinstance(obj, np.generic):
         # a subclass (perhaps with a lying __eq__): keep only its number
-        base = next(t for t in (bool, int, float, complex) if isinstance(obj, t))
+        base: type = next(t for t in (bool, int, float, complex) if isinstance(obj, t))  # obj is one of them
         return encode(base(obj), _depth + 1)
     if isinstance(obj, np.generic):
         return encode(obj.item(), _depth + 1)

@@ -210,8 +210,9 @@ def main(config_json: str, fd: int) -> None:
     signal.signal(signal.SIGCHLD, lambda *a: None)
     sock.send(json.dumps({"ready": True, "preloaded": preloaded}).encode())
     live: dict[int, str] = {}
+    watched: list[socket.socket | int] = [sock, wake_r]
     while True:
-        readable, _, _ = select.select([sock, wake_r], [], [], 5.0)
+        readable, _, _ = select.select(watched, [], [], 5.0)
         if wake_r in readable:
             while True:
                 try:

@@ -90,7 +90,8 @@ def make_shell():
     config = Config()
     config.HistoryManager.enabled = False  # cells run with store_history=False: no database, no thread
     shell = InteractiveShell.instance(colors="nocolor", config=config)
-    shell.showtraceback = lambda *a, **k: None  # errors are reported through the protocol
+    # errors are reported through the protocol: this instance's method replaced
+    shell.showtraceback = lambda *a, **k: None  # type: ignore[method-assign]
     return shell
 
 
@@ -139,16 +140,16 @@ def main(limits_json: str = "{}") -> None:
             except Exception as exc:  # noqa: BLE001
                 send({"status": "error", "message": _short(exc)})
         elif op == "run_cells":
-            errors = []
+            errors: list[dict] = []
             for index, source in req["cells"]:
                 send({"event": "cell", "index": index})
                 try:
                     result = _run_cell(shell, index, source)
-                    exc = result.error_in_exec or result.error_before_exec
+                    failure = result.error_in_exec or result.error_before_exec
                 except BaseException as exc_:  # noqa: BLE001 - a student may raise anything
-                    exc = exc_
-                if exc is not None:
-                    errors.append({"cell": index, "error": _short(exc)})
+                    failure = exc_
+                if failure is not None:
+                    errors.append({"cell": index, "error": _short(failure)})
             send({"status": "ok", "errors": errors})
         elif op == "call":
             answer = _call(ns, req, protocol)

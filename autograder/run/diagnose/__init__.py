@@ -120,7 +120,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
         return reference[i]
 
     def text() -> str:
-        hits = []
+        hits: list[int] = []
         for k, v in enumerate(cat.variants()):
             if time.monotonic() > deadline:
                 break
@@ -141,8 +141,8 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
         for pair in pairs:
             if time.monotonic() > deadline:
                 return ""
-            v = cat.combined(pair)
-            if v is not None and _matches(v, calls, ref, rtol, atol, True, seen_wrong, cat.reference):
+            both = cat.combined(pair)
+            if both is not None and _matches(both, calls, ref, rtol, atol, True, seen_wrong, cat.reference):
                 return TOGETHER + " And: ".join(cat.variants()[k].hint for k in pair)
         if time.monotonic() > deadline:
             return ""

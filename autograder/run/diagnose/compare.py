@@ -41,7 +41,7 @@ def close(actual, expected, rtol: float, atol: float) -> bool:
     return _close_arrays(a, e, rtol, atol)
 
 
-def _real_arrays(actual, expected):
+def _real_arrays(actual, expected) -> tuple[np.ndarray, np.ndarray] | None:
     """(actual, expected) as float arrays of one shape where both are (nested) sequences of real
     numbers, where comparing them whole gives the element-wise verdict; else None."""
     try:

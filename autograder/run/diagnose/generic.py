@@ -128,6 +128,7 @@ def _key_and_sizes(p, x) -> tuple[object, dict]:
     magnitude = float(np.abs(finite).max()) if finite.size else math.nan
     if arr.ndim == 0:
         return float(arr), {p: magnitude}
+    key: tuple
     if arr.dtype.kind in "iu":
         key = ("int", arr.shape, arr.tobytes() if arr.size <= 4096 else arr.size)
     else:
@@ -354,7 +355,8 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
     else:  # one size: only a factor no size makes (2, √2, the sign, a change of log base) and no power of an argument
         c = _constant(points, shift=False)
         label = _factor_name(c) if c is not None else None
-        if label in ONE_SIZE and not _a_power_equals(cat, name, calls, [i for i, _, _ in pairs], c) and \
+        if label in ONE_SIZE and c is not None \
+                and not _a_power_equals(cat, name, calls, [i for i, _, _ in pairs], c) and \
                 _visible(np.concatenate([pt.a for pt in points]), np.concatenate([pt.e for pt in points]),
                          rtol, atol) >= MIN_POINTS:
             if label == "-1":
@@ -604,8 +606,9 @@ def _default_only(cat, name, calls, good, bad) -> str:
         return ""
     if len(good) < 2 or len(bad) < 2:
         return ""
-    sets = [_non_default(sig, calls[i]) for i in good + bad]
-    if any(x is None for x in sets):
+    found = [_non_default(sig, calls[i]) for i in good + bad]
+    sets = [x for x in found if x is not None]
+    if len(sets) < len(found):
         return ""
     on_good, on_bad = set().union(*sets[:len(good)]), set.intersection(*sets[len(good):])
     candidates = sorted(on_bad - on_good)
@@ -624,8 +627,9 @@ def _ignored_argument(cat, name, calls, every, bad, rtol, atol) -> str:
         sig = inspect.signature(cat.reference.ns.get(name))
     except (TypeError, ValueError):
         return ""
-    sets = [_non_default(sig, calls[i]) for i in bad[:16]]
-    if len(sets) < 2 or any(x is None for x in sets):
+    found = [_non_default(sig, calls[i]) for i in bad[:16]]
+    sets = [x for x in found if x is not None]
+    if len(sets) < 2 or len(sets) < len(found):
         return ""
     for p in sorted(set.intersection(*sets)):
         setting = [i for i in every if p in (_non_default(sig, calls[i]) or ())][:32]

@@ -41,7 +41,7 @@ def leaked_numbers(text: str, values) -> list[str]:
     """The numbers written in ``text`` that show a value of ``values`` (numbers the reference
     returned). Small integers (|v| < 100: counts, shapes, factors such as 2) are not evidence,
     nor are references into the notes (Section 2.4, eq. (2.24))."""
-    leaked = []
+    leaked: list[str] = []
     values = [v for v in values if not (float(v).is_integer() and abs(v) < 100)]
     if not values:
         return leaked
