@@ -32,7 +32,7 @@ from autograder.run.grading import grade
 from autograder.run.isolation import SandboxUnavailable
 from autograder.run.notebook import code_cell, with_cells
 from autograder.run.paths import REPO
-from autograder.run.rootfs import UID_BASE
+from autograder.run.rootfs import UID_BASE, grader_of
 
 pytestmark = pytest.mark.skipif(not isolation.namespaces_available(),
                                 reason=f"the allow-list sandbox cannot be built here: {isolation.probe()}")
@@ -47,7 +47,7 @@ WALK = ("import os\ndef find(suffix):\n    for top, dirs, files in os.walk('/'):
 
 def _sandbox_processes(wait: float = 5.0) -> list[int]:
     """Student processes that outlived their submission: this process's sandboxes (none is open
-    between tests), sandboxes whose grader (uid - UID_BASE) is gone, and processes of account
+    between tests), sandboxes whose grader (``rootfs.grader_of(uid)``) is gone, and processes of account
     isolation's uids that no live submission holds. Other tests' live sandboxes, running in
     parallel, are not counted. Waits up to ``wait`` s for them to go."""
     deadline = time.monotonic() + wait
@@ -59,7 +59,8 @@ def _sandbox_processes(wait: float = 5.0) -> list[int]:
                     uid = entry.stat().st_uid
                 except OSError:
                     continue
-                if uid == UID_BASE + os.getpid() or (uid > UID_BASE and not Path(f"/proc/{uid - UID_BASE}").exists()):
+                grader = grader_of(uid)
+                if grader == os.getpid() or (grader is not None and not Path(f"/proc/{grader}").exists()):
                     found.append(int(entry.name))
         found += accounts.processes(*_unleased_account_uids())
         if not found or time.monotonic() > deadline:
@@ -429,7 +430,7 @@ def test_a_killed_grader_leaves_no_student_process(tmp_path, correct_nb, nothing
     # the grader's side of one submission runs in a child of pdl (autograder/run/bounded.py)
     graders = lambda: {proc.pid} | {int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()  # noqa: E731
                                     and _ppid(e) == proc.pid}
-    mine = lambda: [e for e in Path("/proc").iterdir() if e.name.isdigit() and _uid(e) - UID_BASE in graders()]  # noqa: E731
+    mine = lambda: [e for e in Path("/proc").iterdir() if e.name.isdigit() and grader_of(_uid(e)) in graders()]  # noqa: E731
     deadline = time.monotonic() + 60
     while not mine() and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -886,3 +887,48 @@ def test_the_gradescope_simulation_leaves_the_host_accounts_unchanged(tmp_path):
     assert {t: Path(t).read_bytes() for t in before} == before
     assert subprocess.run(["id", name], capture_output=True, check=False).returncode != 0
     assert "useradd" not in archive.SETUP_ACCOUNT  # and the real zip creates no account at all
+
+
+HOLD_THREADS = r'''
+import os, threading, time
+def hold():
+    held = 0
+    threading.stack_size(1 << 18)
+    try:
+        while True:  # as many threads as the uid may have, each asleep
+            threading.Thread(target=time.sleep, args=(120,), daemon=True).start()
+            held += 1
+    except RuntimeError:
+        return [os.getuid(), held]
+def one_more():
+    t = threading.Thread(target=time.sleep, args=(0.1,))
+    t.start()
+    t.join()
+    return os.getuid()
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="without root every sandbox runs as the grader's own uid")
+def test_two_submissions_graded_side_by_side_have_their_own_uid_and_thread_limit(nothing_left_behind):
+    """As two threads of a dask worker grade two submissions at once: each student process has a uid
+    of its own, so one that holds every thread its limit allows costs the other nothing."""
+    import concurrent.futures
+
+    def start():
+        worker = Worker({}, memory_mb=2048, isolation="namespace")
+        worker.wait_ready(60)
+        assert worker.run_cells([(0, HOLD_THREADS)], 60) == []
+        return worker
+
+    # (the pool's threads outlive the student processes: a process started from a thread is killed
+    # when that thread ends, by its parent-death signal)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _: start(), range(2))
+        try:
+            uid, held = _call(first, HOLD_THREADS, "hold")
+            assert held > 8  # it reached its own limit
+            other = _call(second, HOLD_THREADS, "one_more")
+            assert other != uid and grader_of(uid) == grader_of(other) == os.getpid()
+        finally:
+            first.close()
+            second.close()

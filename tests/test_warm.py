@@ -137,7 +137,7 @@ def test_each_fork_is_the_student_with_no_privileges(template):
         warm, got = _probe()
     got = _decoded(got)
     assert warm
-    assert got["uid"] == rootfs.sandbox_uid() if os.geteuid() == 0 else got["uid"] == 1000
+    assert rootfs.grader_of(got["uid"]) == os.getpid() if os.geteuid() == 0 else got["uid"] == 1000
     assert got["caps"] == ["0000000000000000"] * 5 and got["no_new_privs"] == "1"
     assert not got["writable_root"]
     assert got["proc_mounts"] == 1  # the template's /proc is detached, not hidden under this one

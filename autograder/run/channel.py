@@ -59,6 +59,7 @@ class Worker:
         self.isolation = resolve_isolation(isolation, lazy=True)
         limits = dict(LIMITS, memory_mb=memory_mb or 0, cpu_s=int(cpu_s))
         self._root = None if self.isolation != "process" else Path(tempfile.mkdtemp(prefix="pdl-work-"))
+        self._uid: int | None = None  # namespace isolation, cold: the sandbox uid leased for this process
         self._lease: accounts.Lease | None = None
         self.notes: list[str] = []  # grader notes: what the isolation could not confine here
         self.warm = False  # forked by a warm template
@@ -90,7 +91,8 @@ class Worker:
         if self.isolation == "namespace":
             home = rootfs.HOME
             inner[-1] = inner[-1].format("/pdl", json.dumps(limits))
-            script = rootfs._setup_script(rootfs.sandbox_uid(), inner, rootfs._release_imports(files))
+            self._uid = rootfs.lease_uid()
+            script = rootfs._setup_script(self._uid, inner, rootfs._release_imports(files))
             cmd = rootfs._unshare_cmd() + ["sh", "-c", script]
             cwd = "/"
         elif self.isolation == "account":
@@ -309,3 +311,6 @@ class Worker:
             self._lease.release()
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
+        if self._uid is not None:  # its pid namespace is gone with it: the uid is free
+            rootfs.release_uid(self._uid)
+            self._uid = None

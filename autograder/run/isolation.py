@@ -14,7 +14,7 @@ Isolation (``course_config.ISOLATION``, ``pdl grade --isolation``):
   path of the host exists there: not the course, not other copies of it, not other
   submissions, not home folders, not ``/sys``. There is no network.
   The student runs as an identity that owns nothing: when the grader is root, a fresh uid
-  (``rootfs.UID_BASE`` + the grader's pid) with no capabilities, no supplementary groups and
+  (``rootfs.lease_uid``: one per live student process, numbered from the grader's pid) with no capabilities, no supplementary groups and
   ``no_new_privs``; otherwise the grader's uid inside a user namespace, where nothing of the
   grader's but the read-only interpreter is mounted. Every set-up step must succeed, or
   grading refuses (``SandboxUnavailable``).
@@ -70,9 +70,13 @@ def probe() -> str:
         return f"missing commands: {', '.join(missing)} (util-linux)"
     try:
         # the whole set-up, ending in a shell instead of the worker's interpreter (cheaper)
-        script = rootfs._setup_script(rootfs.sandbox_uid(), ["sh", "-c", f"test -x {shlex.quote(sys.executable)}"])
-        proc = subprocess.run(rootfs._unshare_cmd() + ["sh", "-c", script], capture_output=True, timeout=60,
-                              check=False)
+        uid = rootfs.lease_uid()
+        try:
+            script = rootfs._setup_script(uid, ["sh", "-c", f"test -x {shlex.quote(sys.executable)}"])
+            proc = subprocess.run(rootfs._unshare_cmd() + ["sh", "-c", script], capture_output=True, timeout=60,
+                                  check=False)
+        finally:
+            rootfs.release_uid(uid)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"cannot start unshare: {exc}"
     if proc.returncode != 0:

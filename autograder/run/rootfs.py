@@ -2,7 +2,7 @@
 is built in (``_unshare_cmd``), the shell script that builds it and enters it (``_setup_script``),
 what of the host it shows (the interpreter and the virtual environment, ``_python_paths``; the
 allowed packages, ``autograder.run.packages``; the worker's modules), where it is assembled
-(``_build_at``), and who the student is in it (``sandbox_uid``, ``_drop_privileges``) with which
+(``_build_at``), and who the student is in it (``lease_uid``, ``_drop_privileges``) with which
 environment (``_worker_env``).
 
 The other modules call these as ``rootfs.<name>``: a test that stands in for one patches it here,
@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import sys
+import threading
 from pathlib import Path, PurePosixPath
 
 from autograder.run import packages, protocol
@@ -217,8 +218,37 @@ def _setup_script(uid: int, final: list[str], modules=frozenset(), template: boo
     return "\n".join(lines)
 
 
-def sandbox_uid() -> int:
-    return UID_BASE + os.getpid() if _is_root() else 1000
+# One sandbox uid per live student process: RLIMIT_NPROC counts per uid, so two submissions graded
+# by two threads of one process (a dask worker's) under one uid would share it. A grading process
+# holds up to UID_SLOTS at once (a cold student process or a warm template each), numbered from
+# UID_BASE + pid * UID_SLOTS: below 2**31 for any pid up to the kernel's maximum (2**22).
+UID_SLOTS = 64
+_SLOTS: set[int] = set()
+_SLOTS_LOCK = threading.Lock()
+
+
+def lease_uid() -> int:
+    """A sandbox uid no other live student process uses (``release_uid`` gives it back). Without
+    root: 1000, in a user namespace of its own (the grader's uid outside, shared)."""
+    if not _is_root():
+        return 1000
+    with _SLOTS_LOCK:
+        slot = next((k for k in range(UID_SLOTS) if k not in _SLOTS), None)
+        if slot is None:
+            raise RuntimeError(f"more than {UID_SLOTS} student processes at once in one grading process")
+        _SLOTS.add(slot)
+    return UID_BASE + os.getpid() * UID_SLOTS + slot
+
+
+def release_uid(uid: int) -> None:
+    if grader_of(uid) == os.getpid():
+        with _SLOTS_LOCK:
+            _SLOTS.discard((uid - UID_BASE) % UID_SLOTS)
+
+
+def grader_of(uid: int) -> int | None:
+    """The pid of the grading process a sandbox uid belongs to (None for another uid)."""
+    return (uid - UID_BASE) // UID_SLOTS if uid >= UID_BASE else None
 
 
 def _drop_privileges(uid: int, gid: int) -> list[str]:

@@ -100,11 +100,12 @@ class Template:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock, self.exits, self._count = ours, {}, 0  # exits: fork id -> exit code, as reported
         self.keep = _under_scratch(self.modules)
-        config = {"uid": rootfs.sandbox_uid(), "real_root": rootfs._is_root(), "scratch_mb": rootfs.SCRATCH_MB,
+        self.uid = rootfs.lease_uid()  # every fork runs as this uid: one submission at a time
+        config = {"uid": self.uid, "real_root": rootfs._is_root(), "scratch_mb": rootfs.SCRATCH_MB,
                   "preload": self.preload, "keep": self.keep}
         inner = [sys.executable, "-I", "-c", ("import sys; sys.path.insert(0, '/pdl'); "
                  f"import autograder.run.template as t; t.main({json.dumps(config)!r}, {theirs.fileno()})")]
-        cmd = rootfs._unshare_cmd() + ["sh", "-c", rootfs._setup_script(rootfs.sandbox_uid(), inner, self.modules,
+        cmd = rootfs._unshare_cmd() + ["sh", "-c", rootfs._setup_script(self.uid, inner, self.modules,
                                                                           template=True)]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      cwd="/", env=rootfs._worker_env(rootfs.HOME, "/tmp"), pass_fds=(theirs.fileno(),),
@@ -202,6 +203,7 @@ class Template:
         except (ProcessLookupError, PermissionError):
             pass
         self.proc.wait()
+        rootfs.release_uid(self.uid)
 
 
 class TemplateFailed(RuntimeError):
