@@ -79,7 +79,7 @@ def main() -> None:
             start = time.perf_counter()
             summary = grade_cohort(tmp / "cohort", aid, tmp / f"out-{workers}-{warm}", workers=workers, progress=True)
             rows[name] = (time.perf_counter() - start) / n
-            scores[name] = sorted((r["student"], r["score"]) for r in summary["results"])
+            scores[name] = sorted((r.student, r.score) for r in summary.results)
             print(f"{name}: {rows[name]:.2f} s/submission", flush=True)
         os.environ.pop("PDL_WARM")
         if len({tuple(v) for v in scores.values()}) != 1:

@@ -40,11 +40,11 @@ def main() -> None:
                                timeout=20, call_timeout=8, memory_mb=2048)
         seconds = time.perf_counter() - start
         write_outputs(summary, Path(tmp) / "out")
-    rows = {r["student"]: r for r in summary["results"]}
-    full = max(r["max_score"] for r in rows.values())
+    rows = {r.student: r for r in summary.results}
+    full = max(r.max_score for r in rows.values())
     wrong = [s for s, d in expected.items() if s not in rows or not {
-        "full": rows[s]["score"] == full, "zero": rows[s]["score"] == 0,
-        "less": 0 < rows[s]["score"] < full, "partial": 0 < rows[s]["score"] < full}[d]]
+        "full": rows[s].score == full, "zero": rows[s].score == 0,
+        "less": 0 < rows[s].score < full, "partial": 0 < rows[s].score < full}[d]]
     print(f"{len(expected)} submissions, {len(rows)} rows ({len(expected) - len(rows)} lost)")
     print(f"{len(expected) - len(wrong)}/{len(expected)} got the score their honest content deserves"
           + (f"; not: {wrong[:10]}" if wrong else ""))

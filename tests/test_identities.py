@@ -15,6 +15,7 @@ import pytest
 
 from autograder.cohort import layouts
 from autograder.cohort.grade import with_identity
+from autograder.cohort.record import Record
 from autograder.cohort.layouts import discover, safe_extract
 from autograder.cohort.outputs import write_csv
 from conftest import EXEMPLAR
@@ -224,11 +225,11 @@ def test_names_as_written_ids_in_ascii(tmp_path):
 def test_grades_csv_and_records_carry_the_name_as_written(tmp_path):
     root = tree(tmp_path / "subs", {f"Émile Zola/{NB}": "{}", f"smithjohn_LATE_12345_67890_{NB}": "{}"})
     subs, _ = discover(root, EXEMPLAR)
-    rec = {"assignment": EXEMPLAR, "score": 1.0, "max_score": 2.0, "errors": [], "tests": []}
+    rec = Record(assignment=EXEMPLAR, submission="", score=1.0, max_score=2.0)
     results = [with_identity(rec, s) for s in subs]
-    by = {r["student"]: r for r in results}
-    assert by["Emile_Zola"]["name"] == "Émile Zola" and by["Emile_Zola"]["found_as"] == "Émile Zola"
-    assert (by["smithjohn"]["lms"], by["smithjohn"]["lms_id"], by["smithjohn"]["lms_late"]) == ("canvas", "12345", True)
+    by = {r.student: r for r in results}
+    assert by["Emile_Zola"].name == "Émile Zola" and by["Emile_Zola"].found_as == "Émile Zola"
+    assert (by["smithjohn"].lms, by["smithjohn"].lms_id, by["smithjohn"].lms_late) == ("canvas", "12345", True)
     write_csv(results, tmp_path / "grades.csv")
     with open(tmp_path / "grades.csv", newline="", encoding="utf-8") as f:
         names = {row["student"]: row["name"] for row in csv.DictReader(f)}

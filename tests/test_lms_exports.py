@@ -12,17 +12,19 @@ import course_config
 from autograder import cli
 from autograder.cohort import exports, late, outputs, roster
 from autograder.cohort.handscores import csv_uncell
+from autograder.cohort.record import CohortSummary, Record
 
 DEADLINE = "2026-10-15 23:59:59 Europe/Berlin"  # 21:59:59 UTC
 POLICY = {"grace_minutes": 15, "per_day": 0.10, "cap": 0.5}
 
 
 def rec(student, score, **extra):
-    return {"student": student, "assignment": EXEMPLAR, "score": float(score), "max_score": 10.0, "version": "v",
+    return Record.from_dict({
+            "student": student, "assignment": EXEMPLAR, "score": float(score), "max_score": 10.0, "version": "v",
             "tests": [{"name": "test_a", "points": float(score), "max_points": 10.0, "passed": score == 10,
                        "message": "checked a"}],
             "errors": [], "manual": [], "seconds": 0.1, "name": "", "email": "", "submitted_at": "",
-            "lms": "", "lms_id": "", "lms_late": None, **extra}
+            "lms": "", "lms_id": "", "lms_late": None, **extra})
 
 
 def table(path):
@@ -105,23 +107,21 @@ def test_roster_matches_by_lms_id_else_student_id_or_email():
                 roster.Student("S9", "Bob Builder", "bob@uni.example", "B2", "", 4),
                 roster.Student("smithjohn", "Not Him", "", "C3", "", 5),
                 roster.Student("777", "Bo Li", "bo@uni.example", "C3", "", 6)]
-    summary = {"assignment": EXEMPLAR, "results": [
+    summary = CohortSummary(assignment=EXEMPLAR, results=[
         rec("smithjohn", 5, name="smithjohn", lms="canvas", lms_id="12345"),   # by Canvas's id, not the name
         rec("ALICE", 5),                                                         # by student id, case ignored
         rec("bobb", 5, email="Bob@Uni.Example"),                                 # by email, case ignored
         rec("carol", 5, lms="moodle", lms_id="4242"),                           # an LMS id not on the roster
-        rec("dave", 5, email="bob@uni.example")]}                               # Bob's row is taken
+        rec("dave", 5, email="bob@uni.example")])                               # Bob's row is taken
     notes = roster.apply_roster(summary, students)
-    by = {r["student"]: r for r in summary["results"]}
-    assert (by["smithjohn"]["name"], by["smithjohn"]["section"], by["smithjohn"]["roster_id"]) == \
-        ("John Smith", "A1", "12345")
-    assert (by["ALICE"]["name"], by["ALICE"]["section"], by["ALICE"]["extension"]) == ("Alice Liddell", "B2", "1")
-    assert (by["bobb"]["name"], by["bobb"]["email"], by["bobb"]["roster_match"]) == \
-        ("Bob Builder", "bob@uni.example", "email")
-    assert "roster_id" not in by["carol"] and "roster_id" not in by["dave"]
+    by = {r.student: r for r in summary.results}
+    assert (by["smithjohn"].name, by["smithjohn"].section, by["smithjohn"].roster_id) == ("John Smith", "A1", "12345")
+    assert (by["ALICE"].name, by["ALICE"].section, by["ALICE"].extension) == ("Alice Liddell", "B2", "1")
+    assert (by["bobb"].name, by["bobb"].email, by["bobb"].roster_match) == ("Bob Builder", "bob@uni.example", "email")
+    assert by["carol"].roster_id == "" and by["dave"].roster_id == ""
     assert notes == ["carol: not on the roster",
                      "dave: matches roster line 4 (email), which is already bobb's; not matched"]
-    assert [a["roster_id"] for a in summary["absent"]] == ["smithjohn", "777"]
+    assert [a.roster_id for a in summary.absent] == ["smithjohn", "777"]
 
 
 # -- the late policy ---------------------------------------------------------------------------
@@ -199,12 +199,12 @@ def test_a_policy_per_assignment(monkeypatch):
 
 # -- grades.csv, canvas.csv, moodle.csv, the pages ---------------------------------------------
 def canvas_cohort():
-    summary = {"assignment": EXEMPLAR, "version": "v", "unmatched": [], "notes": [], "results": [
+    summary = CohortSummary(assignment=EXEMPLAR, version="v", results=[
         rec("lovelaceada", 9, name="lovelaceada", lms="canvas", lms_id="111", submitted_at="2026-10-15T22:10:00Z"),
         rec("zolaemile", 8, name="zolaemile", lms="canvas", lms_id="222", submitted_at="2026-10-17T23:00:00Z"),
         rec("wangwei", 7, name="wangwei", lms="canvas", lms_id="333", lms_late=True),
         rec("zed", 6, name="zed", lms="canvas", lms_id="444", submitted_at="2026-10-17T23:00:00Z"),
-        rec("stranger", 4, name="stranger", lms="canvas", lms_id="999")]}
+        rec("stranger", 4, name="stranger", lms="canvas", lms_id="999")])
     return summary
 
 
@@ -272,11 +272,11 @@ def test_grades_csv_canvas_csv_and_pages_hold_the_final_grade(tmp_path, policy):
 
 
 def test_moodle_worksheet_cell_by_cell(tmp_path, policy):
-    summary = {"assignment": EXEMPLAR, "version": "v", "unmatched": [], "notes": [], "results": [
+    summary = CohortSummary(assignment=EXEMPLAR, version="v", results=[
         rec("Jane_Doe", 8, name="Jane Doe", lms="moodle", lms_id="4242", submitted_at="2026-10-17T23:00:00Z",
             manual=[{"question": "written_1", "points": 2.0, "text": "x", "missing": False, "blank": False}]),
         rec("S001", 10, name="S001", email="ada@uni.example", submitted_at="2026-10-15T09:05:00Z",
-            manual=[{"question": "written_1", "points": 2.0, "text": "", "missing": False, "blank": True}])]}
+            manual=[{"question": "written_1", "points": 2.0, "text": "", "missing": False, "blank": True}])])
     roster.apply_roster(summary, [roster.Student("4242", "Jane Doe", "jane@uni.example", "A", "", 2),
                                   roster.Student("S001", "Ada Lovelace", "", "A", "", 3),
                                   roster.Student("5151", "Émile Zola", "emile@uni.example", "B", "", 4)])
@@ -297,13 +297,13 @@ def test_moodle_worksheet_cell_by_cell(tmp_path, policy):
 
 
 def test_canvas_ids_outside_a_canvas_cohort_go_to_sis_user_id(policy):
-    summary = {"assignment": EXEMPLAR, "results": [rec("alice", 7, name="alice")]}
+    summary = CohortSummary(assignment=EXEMPLAR, results=[rec("alice", 7, name="alice")])
     roster.apply_roster(summary, [roster.Student("A-17", "Alice Liddell", "", "B", "", 2),
                                   roster.Student("B-18", "Bob", "", "B", "", 3)])
     rows = exports.canvas_rows(summary)
     assert rows[2:] == [["alice", "", "", "", "", "7"],   # alice is not on the roster (her id is not A-17)
                         ["Alice Liddell", "", "A-17", "", "B", "0"], ["Bob", "", "B-18", "", "B", "0"]]
-    summary = {"assignment": EXEMPLAR, "results": [rec("A-17", 7, name="alice")]}
+    summary = CohortSummary(assignment=EXEMPLAR, results=[rec("A-17", 7, name="alice")])
     roster.apply_roster(summary, [roster.Student("A-17", "Alice Liddell", "", "B", "", 2),
                                   roster.Student("B-18", "Bob", "", "B", "", 3)])
     assert exports.canvas_rows(summary)[2:] == [["Alice Liddell", "", "A-17", "", "B", "7"],

@@ -25,6 +25,7 @@ import pytest
 from latex2mathml.converter import convert as library_convert
 
 from autograder.cohort import browser, markup, outputs, pages
+from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import load
 from conftest import EXEMPLAR
 
@@ -191,13 +192,13 @@ def _cohort(out: Path) -> dict:
                  {"name": "test_enumerate", "points": 2.0, "max_points": 2.0, "passed": True, "message": "ok"}]
         manual = [{"question": q.name, "points": q.points, "cell": 3, "text": answer, "missing": False,
                    "blank": False} for q in questions]
-        return {"student": student, "assignment": EXEMPLAR, "score": 2.0, "max_score": 5.0, "version": text,
-                "tests": tests, "errors": [text, f"invalid notebook: {text}"], "manual": manual, "seconds": 1.0,
-                **extra}
+        return Record.from_dict({"student": student, "assignment": EXEMPLAR, "score": 2.0, "max_score": 5.0,
+                                 "version": text, "tests": tests, "errors": [text, f"invalid notebook: {text}"],
+                                 "manual": manual, "seconds": 1.0, **extra})
 
     results = [rec("mallory", BENIGN_MATH + "\n\n" + text, name=text, email=text, submitted_at=text)]
     results += [rec(sid, BENIGN_MATH + " " + sid, name=NAME_VECTOR) for sid in ID_VECTORS]
-    summary = {"assignment": EXEMPLAR, "version": text, "unmatched": [text], "notes": [text], "results": results}
+    summary = CohortSummary(assignment=EXEMPLAR, version=text, unmatched=[text], notes=[text], results=results)
     outputs.write_outputs(summary, out)
     sheet = out / "written_scores.csv"
     with open(sheet, newline="") as f:
@@ -215,11 +216,11 @@ def _cohort(out: Path) -> dict:
     return summary
 
 
-def _pages(out: Path, summary: dict) -> list[Path]:
+def _pages(out: Path, summary: CohortSummary) -> list[Path]:
     """Every page the cohort wrote: the report, the written answers, the similar submissions side
     by side, each student's feedback."""
     return [out / "report.html", out / "written.html", out / "similarity.html"] + [
-        out / "feedback" / f"{r['student']}.html" for r in summary["results"]]
+        out / "feedback" / f"{r.student}.html" for r in summary.results]
 
 
 @pytest.fixture(scope="module")
@@ -350,12 +351,12 @@ def test_sanitizer_keeps_only_the_allow_list():
 
 
 def test_every_page_is_sanitized_and_carries_the_policy():
-    rec = {"student": "s", "assignment": EXEMPLAR, "score": 0, "max_score": 1, "tests": [], "errors": [],
-           "manual": [{"question": "q", "points": 1, "text": HTML_VECTORS[2] + " $" + TEX_VECTORS[30] + "$"}]}
+    rec = Record(student="s", assignment=EXEMPLAR, submission="", score=0, max_score=1,
+                 manual=[{"question": "q", "points": 1, "text": HTML_VECTORS[2] + " $" + TEX_VECTORS[30] + "$"}])
     text = pages.page("t", "<script>x</script><p>ok</p>")
     assert "<script>" not in text and "<p>ok</p>" in text
     assert f'<meta http-equiv="Content-Security-Policy" content="{pages.CSP}">' in text
     assert "script-src" not in pages.CSP and "default-src 'none'" in pages.CSP
-    summary = {"assignment": EXEMPLAR, "results": [rec]}
+    summary = CohortSummary(assignment=EXEMPLAR, results=[rec])
     for text in (pages.feedback_html(rec), pages.written_answers_html(summary)):
         assert "<script>" not in text and "<img" not in text and pages.CSP in text

@@ -7,17 +7,18 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.cohort import browser, outputs
+from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import load
-from conftest import EXEMPLAR
 
 pytestmark = pytest.mark.skipif(browser.find_chromium() is None,
                                 reason="no Chromium here: install the distribution's `chromium` package "
                                        "(scripts/setup.sh does where it runs as root with apt-get) or set PDL_CHROMIUM")
 
 
-def _cohort(out: Path) -> dict:
+def _cohort(out: Path) -> CohortSummary:
     questions = load(EXEMPLAR).written_questions()
     model = {q.name: q.model_answer for q in questions}
 
@@ -29,16 +30,17 @@ def _cohort(out: Path) -> dict:
                   "message": "enumerate_version_space did not finish within 10 s"}]
         manual = [{"question": q.name, "points": q.points, "cell": 3, "text": model[q.name] if answers else "",
                    "missing": False, "blank": not answers} for q in questions]
-        return {"student": student, "assignment": EXEMPLAR, "score": score, "max_score": 5.0, "version": "2026.x",
-                "tests": tests, "errors": [], "manual": manual, "seconds": 3.2, **extra}
+        return Record.from_dict({"student": student, "assignment": EXEMPLAR, "score": score, "max_score": 5.0,
+                                 "version": "2026.x", "tests": tests, "errors": [], "manual": manual, "seconds": 3.2,
+                                 **extra})
 
     results = [rec("ada", 3.0, name="Ada Lovelace", submitted_at="2026-10-15T21:30:00Z"),
                rec("-1-1", 0.0, name="=HYPERLINK(1)"), rec("bob", 0.0, answers=False),
-               {"student": "broken", "assignment": EXEMPLAR, "score": 0.0, "max_score": 5.0, "version": "2026.x",
-                "tests": [], "manual": [], "seconds": 0.4,
-                "errors": ["invalid notebook: the notebook is not valid JSON (Expecting value: line 1 column 1)"]}]
-    summary = {"assignment": EXEMPLAR, "version": "2026.x", "unmatched": ["notes.txt: not a notebook; not graded"],
-               "results": results}
+               Record(student="broken", assignment=EXEMPLAR, submission="", score=0.0, max_score=5.0,
+                      version="2026.x", seconds=0.4,
+                      errors=["invalid notebook: the notebook is not valid JSON (Expecting value: line 1 column 1)"])]
+    summary = CohortSummary(assignment=EXEMPLAR, version="2026.x", unmatched=["notes.txt: not a notebook; not graded"],
+                            results=results)
     outputs.write_outputs(summary, out)
     sheet = out / "written_scores.csv"
     with open(sheet, newline="") as f:
@@ -65,9 +67,9 @@ def pages(tmp_path_factory):
 def test_report_has_the_student_table_and_working_links(pages):
     out, summary, seen = pages
     report = seen["report.html"]
-    assert report["students_rows"] == len(summary["results"])
+    assert report["students_rows"] == len(summary.results)
     links = [h for h in report["links"] if not h.startswith(("http", "#", "data:"))]
-    assert {f"feedback/{r['student']}.html" for r in summary["results"]} <= {unquote(h) for h in links}
+    assert {f"feedback/{r.student}.html" for r in summary.results} <= {unquote(h) for h in links}
     for href in links:
         assert (out / unquote(href)).is_file(), href
     text = report["text"]

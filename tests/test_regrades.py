@@ -12,6 +12,7 @@ from conftest import EXEMPLAR
 
 from autograder.cohort import browser, handscores, outputs
 from autograder.cohort.handscores import csv_uncell
+from autograder.cohort.record import CohortSummary
 from autograder.run.diagnose import KNOWN
 from autograder.run.mistakes import read_mistakes
 
@@ -35,8 +36,8 @@ def rec(student, passed=(True, False), sha="a", version="2026.one", answers=("ye
 
 def run(out, *records, db=None):
     """One cohort run's outputs (what `pdl grade-cohort` writes after grading), no gradebook."""
-    summary = {"assignment": EXEMPLAR, "version": records[0]["version"], "unmatched": [],
-               "results": [dict(r, manual=[dict(m) for m in r["manual"]]) for r in records]}
+    summary = CohortSummary.from_dict({"assignment": EXEMPLAR, "version": records[0]["version"], "unmatched": [],
+                                       "results": [dict(r, manual=[dict(m) for m in r["manual"]]) for r in records]})
     hand = outputs.hand_scores(summary, out, db)
     return outputs.write_outputs(summary, out, None, hand), hand, summary
 
@@ -210,9 +211,9 @@ def test_grade_cohort_prints_how_many_grades_changed(tmp_path, monkeypatch, caps
     records = [rec("ada"), rec("bob")]
 
     def graded(source, assignment, out, **kwargs):
-        return {"assignment": EXEMPLAR, "version": "2026.one", "graded": 0, "reused": len(records),
-                "students": len(records), "unmatched": [], "notes": [],
-                "results": [dict(r, manual=[dict(m) for m in r["manual"]]) for r in records]}
+        return CohortSummary.from_dict({"assignment": EXEMPLAR, "version": "2026.one", "graded": 0,
+                                        "reused": len(records), "students": len(records), "unmatched": [], "notes": [],
+                                        "results": [dict(r, manual=[dict(m) for m in r["manual"]]) for r in records]})
 
     monkeypatch.setattr(grade, "grade_cohort", graded)
     command = ["grade-cohort", str(tmp_path), "--assignment", EXEMPLAR, "--out", str(out), "--no-gradebook", "--quiet"]

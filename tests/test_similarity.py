@@ -12,6 +12,7 @@ from conftest import EXEMPLAR
 
 from autograder.cohort import browser, outputs, similarity
 from autograder.cohort.pages import questions_of
+from autograder.cohort.record import CohortSummary, Record
 from autograder.run.diagnose import KNOWN
 from autograder.run.paths import REPO
 
@@ -117,10 +118,11 @@ def cohort(tmp_path_factory):
                   {"question": "written_2", "points": 1.0, "cell": 42, "text": text_2, "missing": False,
                    "blank": text_2 == "*Your answer here.*"}]
         stubbed = student in ("wen", "wu", "wei", "wan", "stu1", "stu2")
-        results.append({"student": student, "assignment": EXEMPLAR, "submission": str(path), "version": "2026.x",
-                        "score": 0.0, "max_score": 4.0, "tests": _tests(wrong.get(student), stub=stubbed),
-                        "errors": [], "manual": manual, "seconds": 1.0})
-    summary = {"assignment": EXEMPLAR, "version": "2026.x", "unmatched": [], "results": results}
+        results.append(Record.from_dict({"student": student, "assignment": EXEMPLAR, "submission": str(path),
+                                         "version": "2026.x", "score": 0.0, "max_score": 4.0,
+                                         "tests": _tests(wrong.get(student), stub=stubbed),
+                                         "errors": [], "manual": manual, "seconds": 1.0}))
+    summary = CohortSummary(assignment=EXEMPLAR, version="2026.x", unmatched=[], results=results)
     out = tmp / "out"
     outputs.write_outputs(summary, out)
     return summary, similarity.find(summary), out
@@ -240,9 +242,9 @@ def test_a_zip_cohorts_code_is_compared(tmp_path, monkeypatch, capsys):
     def graded(todo, assignment, limits, workers, scheduler, progress):
         for sub, digest in todo:
             assert sub.path.is_file() and str(sub.path).startswith(str(scratch))
-            yield {"assignment": assignment, "submission": str(sub.path), "score": 4.0, "max_score": 4.0,
-                   "tests": _tests(), "errors": [], "manual": [], "seconds": 1.0, "sha256": digest,
-                   "isolation": "namespace"}
+            yield Record.from_dict({"assignment": assignment, "submission": str(sub.path), "score": 4.0,
+                                    "max_score": 4.0, "tests": _tests(), "errors": [], "manual": [], "seconds": 1.0,
+                                    "sha256": digest, "isolation": "namespace"})
 
     monkeypatch.setattr(grade, "_run", graded)
     out = tmp_path / "out"

@@ -16,6 +16,8 @@ from autograder.cohort import grade as cohort
 from autograder.cohort import handscores, layouts, outputs, pages
 from autograder.course import nbgrader as nbgrader_course
 from autograder.cohort.handscores import csv_uncell
+from autograder.cohort.record import CohortSummary, Record
+from autograder.run.record import TestResult
 from autograder.run.paths import REPO
 from conftest import EXEMPLAR
 
@@ -157,10 +159,10 @@ def test_nbgrader_flow_identities_and_times(tmp_path, correct_nb):
     assert not [u for u in unmatched if "timestamp.txt" in u]
     by = {s.student: s for s in subs}
     assert by["honest"].submitted_at == "2026-10-15T21:30:00Z" and by["mallory"].submitted_at == ""
-    rec = {"assignment": EXEMPLAR, "score": 3.0, "max_score": 24.0, "tests": [], "errors": [], "manual": []}
+    rec = Record(assignment=EXEMPLAR, submission="", score=3.0, max_score=24.0)
     who = layouts.Submission("dan42", tmp_path, name="Dan van Damme", email="dan@uni.example",
                             submitted_at="2026-10-16T08:00:00Z", raw="dan42")
-    summary = {"assignment": EXEMPLAR, "results": [cohort.with_identity(rec, who)], "unmatched": []}
+    summary = CohortSummary(assignment=EXEMPLAR, results=[cohort.with_identity(rec, who)])
     outputs.record_in_gradebook(summary, db)
     with Gradebook(db) as gb:
         student = gb.find_student("dan42")
@@ -195,10 +197,10 @@ def test_gradescope_identities_collisions_and_late_flags(tmp_path, monkeypatch, 
 
     import course_config
     monkeypatch.setattr(course_config, "DEADLINES", {EXEMPLAR: "2026-10-15 23:59:59 Europe/Berlin"}, raising=False)
-    rec = {"assignment": EXEMPLAR, "score": 1.0, "max_score": 2.0, "errors": [], "manual": [],
-           "tests": [{"name": "t", "points": 1, "max_points": 2, "passed": False, "message": "m"}]}
-    summary = {"assignment": EXEMPLAR, "version": "v", "unmatched": [], "notes": [s.note for s in subs if s.note],
-               "results": [cohort.with_identity(rec, s) for s in subs]}
+    rec = Record(assignment=EXEMPLAR, submission="", score=1.0, max_score=2.0,
+                 tests=[TestResult("t", 1, 2, False, "m")])
+    summary = CohortSummary(assignment=EXEMPLAR, version="v", notes=[s.note for s in subs if s.note],
+                            results=[cohort.with_identity(rec, s) for s in subs])
     outputs.write_outputs(summary, tmp_path / "out")
     grades = {r["student"]: r for r in rows(tmp_path / "out" / "grades.csv")}
     assert grades["S001"]["late"] == "no" and grades["S002"]["late"] == "yes" and grades["S002"]["late_by"] == "9:00:01"
@@ -209,11 +211,11 @@ def test_gradescope_identities_collisions_and_late_flags(tmp_path, monkeypatch, 
 def test_csv_cells_that_look_like_formulas_are_inert(tmp_path):
     ids = [layouts._student_id(raw) for raw in ("-1-1", "@SUM_1", "--x")]   # ids keep - and @
     names = ["=HYPERLINK(\"http://x\",\"y\")", "+1", "\t=1"]
-    results = [{"student": s, "name": n, "email": f"@{s}", "assignment": EXEMPLAR, "score": 0.0, "max_score": 1.0,
-                "errors": [f"=cmd|' /C calc'!A0 {s}"], "tests": [],
-                "manual": [{"question": "written_1", "points": 1.0, "text": "x", "missing": False, "blank": False}]}
+    results = [Record(student=s, name=n, email=f"@{s}", assignment=EXEMPLAR, submission="", score=0.0, max_score=1.0,
+                      errors=[f"=cmd|' /C calc'!A0 {s}"],
+                      manual=[{"question": "written_1", "points": 1.0, "text": "x", "missing": False, "blank": False}])
                for s, n in zip(ids, names)]
-    summary = {"assignment": EXEMPLAR, "version": "v", "unmatched": [], "results": results}
+    summary = CohortSummary(assignment=EXEMPLAR, version="v", results=results)
     outputs.write_outputs(summary, tmp_path)
     edit_scores(tmp_path / "written_scores.csv", {("-1-1", "written_1"): {"score": "1", "comment": "=1+1 sure"}})
     outputs.write_outputs(summary, tmp_path)
@@ -234,10 +236,10 @@ def test_feedback_says_one_problem_once_escapes_html_and_counts_nbgrader_placeho
     tests = [{"name": f"test_{k}", "points": 0.0, "max_points": 1.0, "passed": False,
               "message": f"check {k}: the notebook could not be read: {reason}", "diagnosis": ""} for k in range(5)]
     tests[0]["diagnosis"] = "used <the> wrong sign"
-    rec = {"student": "s", "assignment": EXEMPLAR, "score": 0.0, "max_score": 5.0, "version": "v",
-           "errors": [f"invalid notebook: {reason}"], "tests": tests,
-           "manual": [{"question": "written_1", "points": 1.0, "text": "YOUR ANSWER HERE", "missing": False,
-                       "blank": False}]}
+    rec = Record.from_dict({"student": "s", "assignment": EXEMPLAR, "score": 0.0, "max_score": 5.0, "version": "v",
+                            "errors": [f"invalid notebook: {reason}"], "tests": tests,
+                            "manual": [{"question": "written_1", "points": 1.0, "text": "YOUR ANSWER HERE",
+                                        "missing": False, "blank": False}]})
     md, page = pages.feedback_markdown(rec), pages.feedback_html(rec)
     assert md.count(html.escape(reason, quote=False)) == 1 and page.count(html.escape(reason, quote=False)) == 1
     assert "written_1: left blank" in md and "0 of 1 answered" in md
@@ -271,9 +273,10 @@ def test_hand_score_merge_rule(tmp_path, monkeypatch):
 
     def run():
         hand = handscores.merge(out, EXEMPLAR, maxima, db)
-        summary = {"assignment": EXEMPLAR, "results": [
-            {"student": s, "manual": [{"question": q, "points": 2.0, "text": "x"} for (s2, q) in maxima if s2 == s]}
-            for s in ("ann", "ben")]}
+        summary = CohortSummary(assignment=EXEMPLAR, results=[
+            Record(student=s, assignment=EXEMPLAR, submission="",
+                   manual=[{"question": q, "points": 2.0, "text": "x"} for (s2, q) in maxima if s2 == s])
+            for s in ("ann", "ben")])
         handscores.remember_csv(out, hand, outputs.write_written_scores(summary, out / "written_scores.csv", hand))
         state = handscores.State(out / "hand_scores.json")
         state.gradebooks[db] = {k: dict(v) for k, v in hand.values.items() if k in maxima}

@@ -15,7 +15,9 @@ from markupsafe import Markup
 
 from autograder.cohort import markup, pages
 from autograder.cohort.handscores import HandScores
+from autograder.cohort.record import Absent, CohortSummary, Record
 from autograder.run.paths import REPO
+from autograder.run.record import TestResult
 
 TEMPLATES = Path(pages.__file__).parent / "templates"
 HOSTILE = "<script>alert(1)</script>"
@@ -23,8 +25,9 @@ ATTRIBUTE = "x'\"><img src=x onerror=alert(2)>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 
-def _record(student: str = HOSTILE) -> dict:
-    return {"student": student, "name": ATTRIBUTE, "email": HOSTILE, "assignment": EXEMPLAR, "score": 1.0,
+def _record(student: str = HOSTILE) -> Record:
+    return Record.from_dict({
+            "student": student, "name": ATTRIBUTE, "email": HOSTILE, "assignment": EXEMPLAR, "score": 1.0,
             "max_score": 2.0, "version": HOSTILE, "submitted_at": HOSTILE, "seconds": 1.0,
             "errors": [HOSTILE, f"invalid notebook: {ATTRIBUTE}"],
             "tests": [{"name": HOSTILE, "points": 0.0, "max_points": 1.0, "passed": False, "message": ATTRIBUTE,
@@ -33,18 +36,18 @@ def _record(student: str = HOSTILE) -> dict:
                        "carried_forward": ATTRIBUTE}],
             "functions": [{"function": HOSTILE, "max_points": 2.0, "lost": 1.0}],
             "manual": [{"question": "written_1", "points": 1.0, "text": HOSTILE, "missing": False, "blank": False},
-                       {"question": HOSTILE, "points": 2.0, "text": ATTRIBUTE, "missing": False, "blank": False}]}
+                       {"question": HOSTILE, "points": 2.0, "text": ATTRIBUTE, "missing": False, "blank": False}]})
 
 
-def _summary() -> dict:
-    return {"assignment": EXEMPLAR, "version": HOSTILE, "results": [_record(), _record("ada")],
-            "unmatched": [HOSTILE], "notes": [ATTRIBUTE], "absent": [{"name": HOSTILE, "roster_id": ATTRIBUTE}]}
+def _summary() -> CohortSummary:
+    return CohortSummary(assignment=EXEMPLAR, version=HOSTILE, results=[_record(), _record("ada")],
+                         unmatched=[HOSTILE], notes=[ATTRIBUTE], absent=[Absent(name=HOSTILE, roster_id=ATTRIBUTE)])
 
 
 def _every_page() -> dict[str, str]:
     """Each page the cohort writes, of records that carry hostile text everywhere."""
     summary = _summary()
-    return {"feedback": pages.feedback_html(summary["results"][0]),
+    return {"feedback": pages.feedback_html(summary.results[0]),
             "report": pages.cohort_report(summary, similar="<h2>Similar submissions</h2>"),
             "written": pages.written_answers_html(summary),
             "page": pages.page(HOSTILE, "<p>made elsewhere</p>")}
@@ -53,7 +56,7 @@ def _every_page() -> dict[str, str]:
 def test_the_view_models_escape_nothing():
     """What a view model returns is the text as it came: escaping is the templates' job."""
     summary = _summary()
-    view = pages.feedback_view(summary["results"][0])
+    view = pages.feedback_view(summary.results[0])
     assert view["student"] == HOSTILE and view["name"] == ATTRIBUTE and view["notes"][0] == HOSTILE
     assert view["tests"][0]["name"] == HOSTILE and view["functions"][0]["function"] == HOSTILE
     report = pages.report_view(summary)
@@ -79,7 +82,7 @@ def test_only_html_made_here_is_markup():
     summary = _summary()
     hand = HandScores(values={(HOSTILE, "written_1"): {"score": HOSTILE, "comment": HOSTILE}},
                             previous={(HOSTILE, "written_1"): {"score": "1", "comment": HOSTILE}})
-    views = [pages.feedback_view(summary["results"][0], hand), pages.report_view(summary, hand, similar="<h2>s</h2>"),
+    views = [pages.feedback_view(summary.results[0], hand), pages.report_view(summary, hand, similar="<h2>s</h2>"),
              pages.written_view(summary, hand)]
     found = set().union(*(_markup_keys(v) for v in views))
     assert found == {"what", "comment", "prompt", "answer", "model", "similar"}, found
@@ -123,8 +126,8 @@ def test_no_template_turns_escaping_off():
 def test_templates_are_joined_into_the_pages_as_before():
     """The templates' line breaks and indentation are not written: the page has no space between
     elements, as before templates (only the break after the doctype and at the end)."""
-    rec = {"student": "s", "assignment": EXEMPLAR, "score": 1.0, "max_score": 2.0, "errors": ["e"],
-           "tests": [{"name": "t", "points": 1.0, "max_points": 2.0, "passed": False, "message": "m"}]}
+    rec = Record(student="s", assignment=EXEMPLAR, submission="", score=1.0, max_score=2.0, errors=["e"],
+                 tests=[TestResult("t", 1.0, 2.0, False, "m")])
     text = pages.feedback_html(rec)
     assert text.startswith("<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>")
     assert "\n" not in text.split("</style></head>", 1)[1][:-1] and text.endswith("\n")

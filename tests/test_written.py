@@ -9,6 +9,7 @@ import pytest
 from otter.export.exporters.base_exporter import BaseExporter
 
 from autograder.cohort import outputs, pages
+from autograder.cohort.record import CohortSummary, Record
 from autograder.run import notebook
 from autograder.course.generate import build_otter_zip, otter_config
 from autograder.run.paths import REPO
@@ -106,10 +107,9 @@ def test_cohort_written_pages_keep_entered_scores(tmp_path):
     def rec(student, missing=()):
         manual = [{**q, "cell": 1, "text": f"{student} on {q['question']}", "missing": q["question"] in missing,
                    "blank": q["question"] in missing or q["question"] == "written_7"} for q in questions]
-        return {"student": student, "assignment": LAB, "score": 1, "max_score": 2, "tests": [], "errors": [],
-                "manual": manual}
+        return Record(student=student, assignment=LAB, submission="", score=1, max_score=2, manual=manual)
 
-    summary = {"assignment": LAB, "results": [rec("alice"), rec("bob", missing={"written_2"})], "unmatched": []}
+    summary = CohortSummary(assignment=LAB, results=[rec("alice"), rec("bob", missing={"written_2"})])
     outputs.write_written_scores(summary, tmp_path / "written_scores.csv")
     rows = list(csv.DictReader(open(tmp_path / "written_scores.csv")))
     assert len(rows) == 14 and {r["answered"] for r in rows if r["student"] == "bob"} == {"yes", "no cell", "blank"}
@@ -118,16 +118,16 @@ def test_cohort_written_pages_keep_entered_scores(tmp_path):
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    summary["results"].append(rec("carol"))                        # a late submission, re-run
+    summary.results.append(rec("carol"))                        # a late submission, re-run
     outputs.write_written_scores(summary, tmp_path / "written_scores.csv")
     again = list(csv.DictReader(open(tmp_path / "written_scores.csv")))
     assert len(again) == 21 and (again[0]["score"], again[0]["comment"]) == ("3.5", "good")
     page = pages.written_answers_html(summary)
     assert page.count("<section>") == 7 and "bob on written_1" in page and "no answer cell" in page
     assert "Model answer" in page
-    assert "6 of 7 answered" in pages.feedback_markdown(summary["results"][0])
-    assert "written_7: left blank" in pages.feedback_markdown(summary["results"][0])
-    assert "written_2: no answer cell found" in pages.feedback_markdown(summary["results"][1])
+    assert "6 of 7 answered" in pages.feedback_markdown(summary.results[0])
+    assert "written_7: left blank" in pages.feedback_markdown(summary.results[0])
+    assert "written_2: no answer cell found" in pages.feedback_markdown(summary.results[1])
 
 
 def test_fences_are_those_otter_assign_writes_for_a_manual_question(tmp_path):

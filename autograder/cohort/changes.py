@@ -28,20 +28,21 @@ from pathlib import Path
 
 from autograder.cohort.handscores import HandScores, csv_cell
 from autograder.cohort.pages import written
+from autograder.cohort.record import CohortSummary
 
 COLUMNS = ["run", "student", "name", "old", "new", "tests_flipped", "why"]
 STATE = "previous_grades.json"
 
 
-def grades_now(summary: dict, hand: HandScores | None) -> dict:
+def grades_now(summary: CohortSummary, hand: HandScores | None) -> dict:
     """student -> what changes.csv compares (JSON-ready)."""
     out = {}
-    for rec in summary["results"]:
+    for rec in summary.results:
         w = written(rec, hand)
-        out[str(rec["student"])] = {
-            "name": str(rec.get("name") or ""), "total": float(rec.get("score", 0)) + w["score"],
-            "tests": {str(t.get("name")): bool(t.get("passed")) for t in rec.get("tests") or []},
-            "sha256": str(rec.get("sha256") or ""), "version": str(rec.get("version") or ""),
+        out[str(rec.student)] = {
+            "name": str(rec.name or ""), "total": float(rec.score) + w["score"],
+            "tests": {str(t.name): bool(t.passed) for t in rec.tests or []},
+            "sha256": str(rec.sha256 or ""), "version": str(rec.version or ""),
             "questions": {i["question"]: i["score"] for i in w["items"]}}
     return out
 
@@ -84,7 +85,7 @@ def compare(before: dict, now: dict, stale=()) -> list[dict]:
     return rows
 
 
-def record_changes(summary: dict, out: Path, hand: HandScores | None = None) -> dict:
+def record_changes(summary: CohortSummary, out: Path, hand: HandScores | None = None) -> dict:
     """Compare this run's grades with the last run's, append the changes to ``<out>/changes.csv``
     and keep this run's grades. Returns {"first": bool, "rows": [...], "message": one line}."""
     state_path = out / STATE

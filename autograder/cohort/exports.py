@@ -11,6 +11,7 @@ import course_config
 from autograder.cohort import late
 from autograder.cohort.handscores import write_rows
 from autograder.cohort.pages import written
+from autograder.cohort.record import CohortSummary, Record
 
 CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 CANVAS_POINTS = "    Points Possible"  # the second line of Canvas's export, as Canvas writes it
@@ -21,12 +22,12 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
           "November", "December")
 
 
-def standing(rec: dict, hand=None, deadline=None) -> dict:
+def standing(rec: Record, hand=None, deadline=None) -> dict:
     """A record's grade: ``written`` (pages.written), ``total``, ``total_max`` and what lateness
     costs (late.assess: ``late``, ``by``, ``lms_late``, ``penalty``, ``final``, ``why``)."""
     w = written(rec, hand)
-    total, total_max = float(rec["score"]) + w["score"], float(rec["max_score"]) + w["max"]
-    return {**late.assess(rec, deadline, late.policy_for(rec["assignment"]), total, total_max),
+    total, total_max = float(rec.score) + w["score"], float(rec.max_score) + w["max"]
+    return {**late.assess(rec, deadline, late.policy_for(rec.assignment), total, total_max),
             "written": w, "total": total, "total_max": total_max}
 
 
@@ -35,9 +36,9 @@ def number(x: float) -> str:
     return f"{float(x):.4f}".rstrip("0").rstrip(".") or "0"
 
 
-def points_possible(summary: dict, hand=None) -> float:
+def points_possible(summary: CohortSummary, hand=None) -> float:
     """The assignment's maximum (tests and written answers) as the records say."""
-    return max((float(r["max_score"]) + written(r, hand)["max"] for r in summary["results"]), default=0.0)
+    return max((float(r.max_score) + written(r, hand)["max"] for r in summary.results), default=0.0)
 
 
 def canvas_column(assignment: str) -> str:
@@ -48,23 +49,23 @@ def canvas_column(assignment: str) -> str:
     return f"{assignment} ({cid})" if cid.isascii() and cid.isdigit() else assignment
 
 
-def canvas_rows(summary: dict, hand=None, deadline=None) -> list[list]:
+def canvas_rows(summary: CohortSummary, hand=None, deadline=None) -> list[list]:
     """Canvas's gradebook CSV: ``Student, ID, SIS User ID, SIS Login ID, Section, <assignment>``,
     then the "Points Possible" line, then a line per student. ID is Canvas's user id (a Canvas
     download's; for a roster student without a submission in a Canvas cohort, the roster's id);
     SIS User ID is the roster's id where it is not that; SIS Login ID is left empty."""
-    results = summary["results"]
-    rows = [[*CANVAS_HEADER, canvas_column(summary["assignment"])],
+    results = summary.results
+    rows = [[*CANVAS_HEADER, canvas_column(summary.assignment)],
             [CANVAS_POINTS, "", "", "", "", number(points_possible(summary, hand))]]
     for rec in results:
-        cid = str(rec.get("lms_id") or "") if rec.get("lms") == "canvas" else ""
-        sis = str(rec.get("roster_id") or "")
-        rows.append([rec.get("name") or rec["student"], cid, "" if sis == cid else sis, "", rec.get("section", ""),
+        cid = str(rec.lms_id or "") if rec.lms == "canvas" else ""
+        sis = str(rec.roster_id or "")
+        rows.append([rec.name or rec.student, cid, "" if sis == cid else sis, "", rec.section,
                      number(standing(rec, hand, deadline)["final"])])
-    canvas = bool(results) and all(r.get("lms") == "canvas" for r in results)
-    for a in summary.get("absent") or []:
-        rows.append([a["name"] or a["roster_id"], a["roster_id"] if canvas else "", "" if canvas else a["roster_id"],
-                     "", a["section"], "0"])
+    canvas = bool(results) and all(r.lms == "canvas" for r in results)
+    for a in summary.absent or []:
+        rows.append([a.name or a.roster_id, a.roster_id if canvas else "", "" if canvas else a.roster_id,
+                     "", a.section, "0"])
     return rows
 
 
@@ -79,7 +80,7 @@ def moodle_time(iso: str) -> str:
             f"{(at.hour % 12) or 12}:{at.minute:02d} {'AM' if at.hour < 12 else 'PM'}")
 
 
-def moodle_rows(summary: dict, hand=None, deadline=None, now: dt.datetime | None = None) -> list[list]:
+def moodle_rows(summary: CohortSummary, hand=None, deadline=None, now: dt.datetime | None = None) -> list[list]:
     """Moodle's offline grading worksheet: Identifier is ``Participant <id>`` with Moodle's id of
     the participant (a Moodle download's; else the roster's id, else the student id), Grade and
     Maximum Grade with two decimals, "Last modified (grade)" the time of this export (``now``,
@@ -87,25 +88,25 @@ def moodle_rows(summary: dict, hand=None, deadline=None, now: dt.datetime | None
     stamp = moodle_time((now or dt.datetime.now(dt.UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"))
     top = points_possible(summary, hand)
     rows = [list(MOODLE_HEADER)]
-    for rec in summary["results"]:
+    for rec in summary.results:
         s = standing(rec, hand, deadline)
         w = s["written"]
-        pid = rec.get("lms_id") if rec.get("lms") == "moodle" else (rec.get("roster_id") or rec["student"])
-        comment = (f"Tests {number(rec['score'])} / {number(rec['max_score'])}"
+        pid = rec.lms_id if rec.lms == "moodle" else (rec.roster_id or rec.student)
+        comment = (f"Tests {number(rec.score)} / {number(rec.max_score)}"
                    + (f"; written answers {number(w['score'])} / {number(w['max'])}"
                       + (f" ({w['ungraded']} not graded yet)" if w["ungraded"] else "") if w["items"] else "")
                    + (f"; late penalty {number(s['penalty'])}" if s["penalty"] else "")
                    + f"; final {number(s['final'])} / {number(s['total_max'])}.")
-        rows.append([f"Participant {pid}", rec.get("name") or rec["student"], rec.get("email", ""),
+        rows.append([f"Participant {pid}", rec.name or rec.student, rec.email,
                      "Submitted for grading", f"{s['final']:.2f}", f"{top:.2f}", "Yes",
-                     moodle_time(rec.get("submitted_at")), stamp, comment])
-    for a in summary.get("absent") or []:
-        rows.append([f"Participant {a['roster_id']}", a["name"] or a["roster_id"], a["email"], "No submission",
+                     moodle_time(rec.submitted_at), stamp, comment])
+    for a in summary.absent or []:
+        rows.append([f"Participant {a.roster_id}", a.name or a.roster_id, a.email, "No submission",
                      "0.00", f"{top:.2f}", "Yes", "", stamp, "No submission."])
     return rows
 
 
-def write_exports(summary: dict, out, hand=None, deadline=None, now: dt.datetime | None = None) -> None:
+def write_exports(summary: CohortSummary, out, hand=None, deadline=None, now: dt.datetime | None = None) -> None:
     """``<out>/canvas.csv`` and ``<out>/moodle.csv`` (cells that a spreadsheet would run as a
     formula get a leading quote, as in grades.csv)."""
     write_rows(out / "canvas.csv", canvas_rows(summary, hand, deadline))

@@ -13,6 +13,7 @@ import ast
 from pathlib import Path
 
 from autograder.cohort.handscores import write_rows
+from autograder.cohort.record import CohortSummary
 from autograder.run.diagnose import named_hints
 from autograder.run.mistakes import read_mistakes
 
@@ -26,34 +27,34 @@ def _functions(code: str) -> str:
     return ", ".join(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
 
-def mistakes_found(summary: dict) -> list[dict]:
+def mistakes_found(summary: CohortSummary) -> list[dict]:
     """[{"mistake", "function", "hint", "students": sorted ids, "catalogued": bool}], the
     catalogued mistakes first, most students first."""
     try:
         catalogue = {}
-        for m in read_mistakes(str(summary["assignment"])):
+        for m in read_mistakes(str(summary.assignment)):
             catalogue.setdefault(m.hint, m)
     except Exception:  # noqa: BLE001 - no source (an old assignment): the hints alone
         catalogue = {}
     found: dict[tuple, set] = {}
-    for rec in summary["results"]:
-        for t in rec.get("tests") or []:
-            diagnosis = str(t.get("diagnosis") or "")
+    for rec in summary.results:
+        for t in rec.tests or []:
+            diagnosis = str(t.diagnosis or "")
             if not diagnosis:
                 continue
             hints = named_hints(diagnosis)
             for hint in hints:
                 m = catalogue.get(hint)
                 key = (True, m.description if m else hint, _functions(m.code) if m else "", hint)
-                found.setdefault(key, set()).add(str(rec["student"]))
+                found.setdefault(key, set()).add(str(rec.student))
             if not hints:
-                found.setdefault((False, diagnosis, "", ""), set()).add(str(rec["student"]))
+                found.setdefault((False, diagnosis, "", ""), set()).add(str(rec.student))
     rows = [{"mistake": k[1], "function": k[2], "hint": k[3], "students": sorted(v), "catalogued": k[0]}
             for k, v in found.items()]
     return sorted(rows, key=lambda r: (not r["catalogued"], -len(r["students"]), r["mistake"]))
 
 
-def write_mistakes(summary: dict, path: Path) -> list[dict]:
+def write_mistakes(summary: CohortSummary, path: Path) -> list[dict]:
     """``mistakes.csv``: mistake, function, hint, students (ids, ``;``-separated), the
     catalogued mistakes named across the cohort. Returns what ``mistakes_found`` found."""
     found = mistakes_found(summary)

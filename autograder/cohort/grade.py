@@ -32,6 +32,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from autograder.cohort.layouts import Submission, discover, file_hash, safe_extract
+from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import known_assignment
 from autograder.run.grading import assignment_version, grade, warm
 from autograder.run.isolation import SandboxUnavailable, resolve_isolation
@@ -59,7 +60,8 @@ _GRADING = {"busy": False, "stopping": False}
 
 
 def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
-    """Runs in a worker process (or on a dask worker): one submission, one record."""
+    """Runs in a worker process (or on a dask worker): one submission, one record (as
+    ``Record.to_dict``: plain data across the process boundary)."""
 
     start = time.monotonic()
     if _GRADING["stopping"]:  # queued before the run was stopped
@@ -67,18 +69,35 @@ def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
     _GRADING["busy"] = True
     try:
         warm(assignment, limits.get("isolation"), mistakes=True)  # once per worker process, for every fork
-        report = grade(path, assignment, **limits).to_dict()
+        report = Record.from_dict(grade(path, assignment, **limits).to_dict())
     except SandboxUnavailable:
         raise  # the host's problem, not this student's: the whole run stops
     except Exception as exc:  # noqa: BLE001 - a grader failure is recorded, the batch goes on
-        report = {"assignment": assignment, "submission": path, "score": 0.0, "max_score": 0.0,
-                  "tests": [], "errors": [f"grader failure: {type(exc).__name__}: {exc}"],
-                  "isolation": limits.get("isolation") or ""}
+        report = Record(assignment=assignment, submission=path, score=0.0, max_score=0.0,
+                        errors=[f"grader failure: {type(exc).__name__}: {exc}"],
+                        isolation=limits.get("isolation") or "")
     finally:
         _GRADING["busy"] = False
-    report["student"] = student
-    report["seconds"] = round(time.monotonic() - start, 2)
-    return report
+    report.student = student
+    report.seconds = round(time.monotonic() - start, 2)
+    return report.to_dict()
+
+
+def read_record(path: Path) -> Record | None:
+    """The record in ``path`` (``<out>/records/<student>.json``), None if there is none or it is
+    not a record (a damaged file is graded again)."""
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return Record.from_dict(data)
+    except (TypeError, ValueError):
+        return None
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -88,13 +107,13 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def with_identity(rec: dict, sub: Submission) -> dict:
+def with_identity(rec: Record, sub: Submission) -> Record:
     """The record with who submitted and when (from the metadata found this run, not the record):
     the name as written, and what the LMS says (its id of the student, its late flag)."""
-    return {**rec, "submission": str(sub.path),  # where the file is this run (a zip's extraction moves)
-            "student": sub.student, "name": sub.name, "email": sub.email,
-            "submitted_at": sub.submitted_at, "found_as": sub.raw, "identity": sub.key,
-            "lms": sub.lms, "lms_id": sub.lms_id, "lms_late": sub.late}
+    return rec.with_(submission=str(sub.path),  # where the file is this run (a zip's extraction moves)
+                     student=sub.student, name=sub.name, email=sub.email,
+                     submitted_at=sub.submitted_at, found_as=sub.raw, identity=sub.key,
+                     lms=sub.lms, lms_id=sub.lms_id, lms_late=sub.late)
 
 
 class CohortInputError(ValueError):
@@ -136,8 +155,8 @@ def _unpack(source: Path) -> tuple[Path | None, list[str]]:
 def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | None = None,
                  timeout: float = 300, call_timeout: float = 60, memory_mb: int = 4096,
                  scheduler: str | None = None, progress: bool = True,
-                 isolation: str | None = None, keep_files: contextlib.ExitStack | None = None) -> dict:
-    """Grade everything under ``source`` (folder or zip); returns a summary dict.
+                 isolation: str | None = None, keep_files: contextlib.ExitStack | None = None) -> CohortSummary:
+    """Grade everything under ``source`` (folder or zip); returns a ``CohortSummary``.
     Refuses before grading or writing anything: ``CohortInputError`` for an unknown assignment (the
     nearest ids named) or a source that is missing, corrupt or neither a folder nor a zip;
     ``SandboxUnavailable`` if the sandbox cannot be built. On Ctrl-C keeps every finished record,
@@ -164,16 +183,11 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
         todo, done = [], {}
         for sub in subs:
             digest = file_hash(sub.path)
-            rec_path = records / f"{sub.student}.json"
-            if rec_path.exists():
-                try:
-                    rec = json.loads(rec_path.read_text())
-                    if rec.get("sha256") == digest and rec.get("version") == version \
-                            and rec.get("identity", sub.key) == sub.key:
-                        done[sub.student] = rec
-                        continue
-                except json.JSONDecodeError:
-                    pass
+            rec = read_record(records / f"{sub.student}.json")
+            if rec is not None and rec.sha256 == digest and rec.version == version \
+                    and (rec.identity or sub.key) == sub.key:
+                done[sub.student] = rec
+                continue
             todo.append((sub, digest))
         limits = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb,
                       isolation=isolation)
@@ -184,10 +198,10 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
         finished = 0
         try:
             for rec in _run(unique, assignment, limits, workers, scheduler, progress):
-                rec["version"] = version
-                for sub in sharing[rec["submission"]]:  # _grade_job records the path it was given
+                rec.version = version
+                for sub in sharing[rec.submission]:  # _grade_job records the path it was given
                     copy = with_identity(rec, sub)
-                    _write_atomic(records / f"{sub.student}.json", json.dumps(copy, indent=1))
+                    _write_atomic(records / f"{sub.student}.json", json.dumps(copy.to_dict(), indent=1))
                     done[sub.student] = copy
                     finished += 1
         except KeyboardInterrupt:
@@ -196,9 +210,9 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
                   "the same command to grade only the rest.", file=sys.stderr)
             raise
         results = [with_identity(done[s.student], s) for s in subs]
-        summary = {"assignment": assignment, "version": version, "graded": len(todo),
-                   "reused": len(subs) - len(todo), "students": len(subs), "unmatched": unmatched,
-                   "results": results, "notes": [s.note for s in subs if s.note]}
+        summary = CohortSummary(assignment=assignment, version=version, graded=len(todo),
+                                reused=len(subs) - len(todo), students=len(subs), unmatched=unmatched,
+                                results=results, notes=[s.note for s in subs if s.note])
         _write_atomic(out / "unmatched.txt", "\n".join(unmatched) + ("\n" if unmatched else ""))
         return summary
     finally:
@@ -296,8 +310,8 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
                            for sub, digest in todo]
                 hashes = {f.key: d for f, (_, d) in zip(futures, todo)}
                 for fut in dask_completed(futures):
-                    rec = fut.result()
-                    rec["sha256"] = hashes[fut.key]
+                    rec = Record.from_dict(fut.result())
+                    rec.sha256 = hashes[fut.key]
                     bar.update()
                     yield rec
             return
@@ -307,8 +321,8 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
             futures = {pool.submit(_grade_job, sub.student, str(sub.path), assignment, limits): digest
                        for sub, digest in todo}
             for fut in as_completed(futures):
-                rec = fut.result()
-                rec["sha256"] = futures[fut]
+                rec = Record.from_dict(fut.result())
+                rec.sha256 = futures[fut]
                 bar.update()
                 yield rec
         except BaseException:

@@ -24,6 +24,7 @@ import re
 import zoneinfo
 
 import course_config
+from autograder.cohort.record import Record
 
 POLICY_KEYS = ("grace_minutes", "per_day", "per_hour", "cap", "no_credit_after")
 WHEN = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})[ T](?P<time>\d{2}:\d{2}(?::\d{2})?)"
@@ -155,18 +156,18 @@ def _g(x: float) -> str:
     return f"{x:g}"
 
 
-def assess(rec: dict, deadline, policy: dict, total: float, total_max: float) -> dict:
+def assess(rec: Record, deadline, policy: dict, total: float, total_max: float) -> dict:
     """How late a record is and what it costs: ``late`` ('yes'/'no'/''), ``by`` (H:MM:SS),
     ``lms_late`` ('yes'/'no'/'': the LMS's own flag), ``deadline`` (hers, naive UTC or None),
     ``penalty`` (points taken), ``final`` (total less the penalty, >= 0) and ``why`` (one sentence
     for the pages, '' where nothing is to be said)."""
-    mine = personal_deadline(deadline, rec.get("extension"))
-    flag = rec.get("lms_late")
-    lms = LMS_NAMES.get(str(rec.get("lms") or ""), "the LMS")
+    mine = personal_deadline(deadline, rec.extension)
+    flag = rec.lms_late
+    lms = LMS_NAMES.get(str(rec.lms or ""), "the LMS")
     out = {"late": "", "by": "", "lms_late": "" if flag is None else ("yes" if flag else "no"),
            "deadline": mine, "penalty": 0.0, "final": max(0.0, float(total)), "why": ""}
     try:
-        at = dt.datetime.strptime(str(rec.get("submitted_at") or ""), "%Y-%m-%dT%H:%M:%SZ")
+        at = dt.datetime.strptime(str(rec.submitted_at or ""), "%Y-%m-%dT%H:%M:%SZ")
     except ValueError:
         at = None
     if at is None:

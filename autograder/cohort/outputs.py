@@ -28,6 +28,7 @@ from autograder.cohort.pages import (
     test_names,
     written_answers_html,
 )
+from autograder.cohort.record import CohortSummary, Record
 from autograder.course import nbgrader as nbgrader_course
 
 
@@ -41,24 +42,24 @@ def resolve_db_url(db_url: str | None) -> str:
 
 
 
-def _maxima(summary: dict) -> dict:
-    return {(rec["student"], str(m.get("question", ""))): float(m.get("points", 0) or 0)
-            for rec in summary["results"] for m in rec.get("manual") or []}
+def _maxima(summary: CohortSummary) -> dict:
+    return {(rec.student, str(m.get("question", ""))): float(m.get("points", 0) or 0)
+            for rec in summary.results for m in rec.manual or []}
 
 
 
-def hand_scores(summary: dict, out: Path, db_url: str | None = None):
+def hand_scores(summary: CohortSummary, out: Path, db_url: str | None = None):
     """The TA's scores and comments for written answers, merged from ``<out>/written_scores.csv``
     and (``db_url``) the gradebook's formgrader grades; see autograder/cohort/handscores.py for the rule."""
 
     complete_answers(summary)
-    answers = {(rec["student"], str(m.get("question", ""))): handscores.answer_hash(m.get("text", ""))
-               for rec in summary["results"] for m in rec.get("manual") or []}
-    return handscores.merge(out, summary["assignment"], _maxima(summary), db_url, answers)
+    answers = {(rec.student, str(m.get("question", ""))): handscores.answer_hash(m.get("text", ""))
+               for rec in summary.results for m in rec.manual or []}
+    return handscores.merge(out, summary.assignment, _maxima(summary), db_url, answers)
 
 
 
-def write_csv(results: list[dict], path: Path, hand=None, deadline=None, absent=()) -> None:
+def write_csv(results: list[Record], path: Path, hand=None, deadline=None, absent=()) -> None:
     """grades.csv: who (with the roster's section) and when (late against her own deadline, the
     LMS's own late flag), the tests' score (auto), the hand-graded written answers (written; blank
     answers count 0, ``written_ungraded`` answers are still to be graded), their sum (total), the
@@ -72,23 +73,23 @@ def write_csv(results: list[dict], path: Path, hand=None, deadline=None, absent=
              "final", "error", *names]]
     top = [0.0, 0.0]  # the maxima (tests, written) for the rows of roster students without a submission
     for rec in results:
-        pts = {t["name"]: t["points"] for t in rec.get("tests", [])}
+        pts = {t.name: t.points for t in rec.tests}
         s = standing(rec, hand, deadline)
         w = s["written"]
-        top = [max(top[0], float(rec["max_score"])), max(top[1], w["max"])]
-        rows.append([rec["student"], rec.get("name", ""), rec.get("email", ""), rec.get("section", ""),
-                     rec.get("submitted_at", ""), s["late"], s["by"], s["lms_late"],
-                     rec["score"], rec["max_score"], w["score"], w["max"], w["ungraded"],
+        top = [max(top[0], float(rec.max_score)), max(top[1], w["max"])]
+        rows.append([rec.student, rec.name, rec.email, rec.section,
+                     rec.submitted_at, s["late"], s["by"], s["lms_late"],
+                     rec.score, rec.max_score, w["score"], w["max"], w["ungraded"],
                      s["total"], s["total_max"], s["penalty"], s["final"], "; ".join(notes(rec)),
                      *[pts.get(n, 0) for n in names]])
     for a in absent or ():
-        rows.append([a["student"], a["name"], a["email"], a["section"], "", "", "", "", 0.0, top[0], 0.0, top[1], 0,
+        rows.append([a.student, a.name, a.email, a.section, "", "", "", "", 0.0, top[0], 0.0, top[1], 0,
                      0.0, top[0] + top[1], 0.0, 0.0, "no submission", *[0 for _ in names]])
     write_rows(path, rows)
 
 
 
-def write_written_scores(summary: dict, path: Path, hand=None) -> dict:
+def write_written_scores(summary: CohortSummary, path: Path, hand=None) -> dict:
     """``written_scores.csv``: one row per student and written question, with the merged score
     and comment (empty until the TA fills them in), and the previous grading of an answer that
     changed since it was scored. Rows of students absent from this run that hold a score or
@@ -98,9 +99,9 @@ def write_written_scores(summary: dict, path: Path, hand=None) -> dict:
         hand = HandScores(values=read_csv_scores(path))
     rows = [["student", "question", "max_points", "answered", "score", "comment", "previous_grading"]]
     written: dict = {}
-    for rec in summary["results"]:
-        for m in rec.get("manual") or []:
-            key = (rec["student"], str(m.get("question", "")))
+    for rec in summary.results:
+        for m in rec.manual or []:
+            key = (rec.student, str(m.get("question", "")))
             value = hand.get(*key)
             rows.append([key[0], key[1], m.get("points", ""), answer_state(m), value["score"], value["comment"],
                          previous_grading(hand.previous.get(key))])
@@ -114,7 +115,7 @@ def write_written_scores(summary: dict, path: Path, hand=None) -> dict:
 
 
 
-def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log=print) -> None:
+def record_in_gradebook(summary: CohortSummary, db_url: str | None = None, hand=None, log=print) -> None:
     """Write everything into nbgrader's gradebook through nbgrader's own API: each student (with
     name and email when known), the submission (with its time), the tests' scores, errors as a
     comment, and the written answers' hand scores and comments as manual grades (so
@@ -124,7 +125,7 @@ def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log
     from nbgrader.api import Gradebook, MissingEntry  # heavy (nbgrader, SQLAlchemy): only with a gradebook
 
 
-    aid = summary["assignment"]
+    aid = summary.assignment
     db_url = resolve_db_url(db_url)
     nbgrader_course.ensure_alembic_on_path()
     with Gradebook(db_url) as gb:
@@ -146,22 +147,22 @@ def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log
         warnings.simplefilter("ignore")  # SQLAlchemy autoflush chatter inside nbgrader's API
         if deadline is not None:
             gb.update_or_create_assignment(aid, duedate=deadline)
-        for rec in summary["results"]:
-            student = rec["student"]
+        for rec in summary.results:
+            student = rec.student
             person = {}
-            if rec.get("name"):
-                first, _, last = str(rec["name"]).strip().rpartition(" ")
+            if rec.name:
+                first, _, last = str(rec.name).strip().rpartition(" ")
                 person.update(first_name=first or last, last_name=last if first else None)
-            if rec.get("email"):
-                person["email"] = rec["email"]
+            if rec.email:
+                person["email"] = rec.email
             gb.update_or_create_student(student, **{k: v for k, v in person.items() if v})
             when = {}
-            if rec.get("submitted_at"):
-                when["timestamp"] = dt.datetime.strptime(rec["submitted_at"], "%Y-%m-%dT%H:%M:%SZ")
+            if rec.submitted_at:
+                when["timestamp"] = dt.datetime.strptime(rec.submitted_at, "%Y-%m-%dT%H:%M:%SZ")
             gb.update_or_create_submission(aid, student, **when)
             notebook = gb.find_submission_notebook(aid, aid, student)
-            points = {t["name"]: t["points"] for t in rec.get("tests", [])}
-            manual = {str(m.get("question")): m for m in rec.get("manual") or []}
+            points = {t.name: t.points for t in rec.tests}
+            manual = {str(m.get("question")): m for m in rec.manual or []}
             for grade in notebook.grades:
                 name = grade.cell.name
                 if grade.cell.cell_type == "markdown":  # a written answer, graded by hand
@@ -179,7 +180,7 @@ def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log
                 elif name in points or grade.cell.cell_type == "code":
                     grade.auto_score = float(points.get(name, 0.0))
                     grade.needs_manual_grade = False  # formgrader lists only the written answers
-            errors = "; ".join(rec.get("errors", []))[:4000] or None
+            errors = "; ".join(rec.errors)[:4000] or None
             code_comments = []
             for comment in notebook.comments:
                 name = comment.cell.name
@@ -194,7 +195,7 @@ def record_in_gradebook(summary: dict, db_url: str | None = None, hand=None, log
 
 
 
-def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=None) -> dict:
+def write_outputs(summary: CohortSummary, out: Path, csv_path: Path | None = None, hand=None) -> dict:
     """Feedback pages, report, grades.csv, mistakes.csv, and (with written answers) written.html and
     written_scores.csv; then changes.csv. ``hand``: merged hand scores (``hand_scores``); by default
     the CSV's. Returns what ``changes.record_changes`` says."""
@@ -202,17 +203,17 @@ def write_outputs(summary: dict, out: Path, csv_path: Path | None = None, hand=N
     complete_answers(summary)
     if hand is None:
         hand = hand_scores(summary, out)
-    deadline = deadline_of(summary["assignment"])
+    deadline = deadline_of(summary.assignment)
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
-    for rec in summary["results"]:
-        _write_atomic(fb / f"{rec['student']}.md", feedback_markdown(rec, hand, deadline))
-        _write_atomic(fb / f"{rec['student']}.html", feedback_html(rec, hand, deadline))
+    for rec in summary.results:
+        _write_atomic(fb / f"{rec.student}.md", feedback_markdown(rec, hand, deadline))
+        _write_atomic(fb / f"{rec.student}.html", feedback_html(rec, hand, deadline))
     similar = similarity.write(summary, out)  # similarity.csv, similarity.html
     _write_atomic(out / "report.html", cohort_report(summary, hand, deadline, similarity.report_section(similar)))
-    write_csv(summary["results"], csv_path or out / "grades.csv", hand, deadline, summary.get("absent"))
+    write_csv(summary.results, csv_path or out / "grades.csv", hand, deadline, summary.absent)
     write_exports(summary, out, hand, deadline)  # canvas.csv, moodle.csv
-    if any(rec.get("manual") for rec in summary["results"]) or hand.values:
+    if any(rec.manual for rec in summary.results) or hand.values:
         _write_atomic(out / "written.html", written_answers_html(summary, hand))
         remember_csv(out, hand, write_written_scores(summary, out / "written_scores.csv", hand))
     write_mistakes(summary, out / "mistakes.csv")

@@ -34,6 +34,7 @@ from autograder.cohort import late as late_policy
 from autograder.cohort import markup
 from autograder.cohort.found import mistakes_found
 from autograder.cohort.handscores import HandScores
+from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import load
 from autograder.run import carry
 from autograder.run.grading import release_questions
@@ -112,31 +113,31 @@ def answer_state(m: dict) -> str:
     return "yes"
 
 
-def complete_answers(summary: dict) -> dict:
+def complete_answers(summary: CohortSummary) -> CohortSummary:
     """A record without written answers (its notebook could not be read) gets every question of
     the release as 'no cell', so its written total counts them (0 of the same maximum)."""
-    if not any(r.get("manual") for r in summary["results"]):
+    if not any(r.manual for r in summary.results):
         return summary
 
     questions = None
-    for rec in summary["results"]:
-        if not rec.get("manual"):
+    for rec in summary.results:
+        if not rec.manual:
             if questions is None:
-                questions = release_questions(summary["assignment"])
-            rec["manual"] = [{**q, "cell": None, "text": "", "missing": True, "blank": True} for q in questions]
+                questions = release_questions(summary.assignment)
+            rec.manual = [{**q, "cell": None, "text": "", "missing": True, "blank": True} for q in questions]
     return summary
 
 
-def written(rec: dict, hand: HandScores | None = None) -> dict:
+def written(rec: Record, hand: HandScores | None = None) -> dict:
     """Each written question with the TA's score and comment, and the totals: blank or missing
     answers score 0 without the TA; an answered one counts once the TA has scored it."""
     items, got, top, ungraded = [], 0.0, 0.0, 0
-    for m in rec.get("manual") or []:
+    for m in rec.manual or []:
         q = str(m.get("question", "?"))
         pts = float(m.get("points", 0) or 0)
         state = answer_state(m)
-        entered = hand.get(rec["student"], q) if hand else {"score": "", "comment": ""}
-        score = hand.points(rec["student"], q, pts) if hand else None
+        entered = hand.get(rec.student, q) if hand else {"score": "", "comment": ""}
+        score = hand.points(rec.student, q, pts) if hand else None
         if score is None and state != "yes":
             score = 0.0
         if score is None:
@@ -163,32 +164,32 @@ def troubled(t: TestResult) -> bool:
     return t.troubled and t.kind is not Kind.NOT_GRADED
 
 
-def notes(rec: dict) -> list[str]:
+def notes(rec: Record) -> list[str]:
     """Every grader note of a record, once each: its errors, then tests that timed out or crashed."""
     out: list[str] = []
-    for e in rec.get("errors") or []:
+    for e in rec.errors or []:
         if e not in out:
             out.append(str(e))
-    for t in rec.get("tests") or []:
-        msg = str(t.get("message", ""))
-        if not t.get("passed") and troubled(TestResult.from_dict(t)):
-            line = f"{t.get('name')}: {msg}"
+    for t in rec.tests or []:
+        msg = str(t.message)
+        if not t.passed and troubled(t):
+            line = f"{t.name}: {msg}"
             if line not in out:
                 out.append(line)
     return out
 
 
-def test_messages(rec: dict) -> list[tuple[dict, str]]:
+def test_messages(rec: Record) -> list[tuple[TestResult, str]]:
     """Each test with its message, a problem already said in a note replaced by a pointer to it
     (an unreadable notebook is said once, not once per test)."""
     cores = []
-    for e in rec.get("errors") or []:
+    for e in rec.errors or []:
         core = str(e).split(": ", 1)[1] if str(e).startswith("invalid notebook: ") else str(e)
         if len(core) >= 30:
             cores.append(core)
     out = []
-    for t in rec.get("tests") or []:
-        msg = str(t.get("message", ""))
+    for t in rec.tests or []:
+        msg = str(t.message)
         for core in cores:
             if core in msg:
                 msg = msg.replace(core, "see the note below")
@@ -196,29 +197,29 @@ def test_messages(rec: dict) -> list[tuple[dict, str]]:
     return out
 
 
-def mistake_groups(rec: dict) -> list[dict]:
+def mistake_groups(rec: Record) -> list[dict]:
     """One entry per mistake the grader found, with the tests it explains: the same diagnosis on
     several tests is said once; a test credited by carrying an error forward names it too.
     [{"what", "tests", "credited"}] in the order the tests ran."""
     groups: dict[str, dict] = {}
-    for t in rec.get("tests") or []:
-        what = str(t.get("diagnosis") or "")
-        credit = str(t.get("carried_forward") or "")
+    for t in rec.tests or []:
+        what = str(t.diagnosis or "")
+        credit = str(t.carried_forward or "")
         if not what and not credit:
             continue
         g = groups.setdefault(what or credit, {"what": what or credit, "tests": [], "credited": []})
-        g["tests"].append(str(t.get("name")))
+        g["tests"].append(str(t.name))
         if credit:
-            g["credited"].append(str(t.get("name")))
+            g["credited"].append(str(t.name))
     return list(groups.values())
 
 
-def _group_of(groups: list[dict], t: dict) -> int:
-    key = str(t.get("diagnosis") or t.get("carried_forward") or "")
+def _group_of(groups: list[dict], t: TestResult) -> int:
+    key = str(t.diagnosis or t.carried_forward or "")
     return next((k for k, g in enumerate(groups) if g["what"] == key), -1)
 
 
-def late(rec: dict, deadline) -> tuple[str, str]:
+def late(rec: Record, deadline) -> tuple[str, str]:
     """('yes'|'no'|'', how late as H:MM:SS) against the student's own deadline: the assignment's
     (naive UTC datetime) moved by her roster extension (autograder/cohort/late.py)."""
 
@@ -226,10 +227,10 @@ def late(rec: dict, deadline) -> tuple[str, str]:
     return fate["late"], fate["by"]
 
 
-def penalty(rec: dict, w: dict, deadline) -> dict:
+def penalty(rec: Record, w: dict, deadline) -> dict:
     """What lateness costs a record under course_config.LATE_POLICY (``late.assess``), ``w``: its written()."""
-    return late_policy.assess(rec, deadline, late_policy.policy_for(str(rec.get("assignment"))),
-                              rec["score"] + w["score"], rec["max_score"] + w["max"])
+    return late_policy.assess(rec, deadline, late_policy.policy_for(str(rec.assignment)),
+                              rec.score + w["score"], rec.max_score + w["max"])
 
 
 def deadline_of(assignment: str):
@@ -277,21 +278,21 @@ def _md(text) -> Markup:
 
 
 # -- feedback ------------------------------------------------------------------------------
-def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) -> str:
+def feedback_markdown(rec: Record, hand: HandScores | None = None, deadline=None) -> str:
     w = written(rec, hand)
-    head = f"## {md_text(rec['assignment'])}: {rec['score']:g} / {rec['max_score']:g}"
+    head = f"## {md_text(rec.assignment)}: {rec.score:g} / {rec.max_score:g}"
     lines = [head, ""]
     if w["items"]:
-        total = rec["score"] + w["score"]
-        lines += [f"**Total: {total:g} / {rec['max_score'] + w['max']:g}** (tests {rec['score']:g} / "
-                  f"{rec['max_score']:g}, written answers {w['score']:g} / {w['max']:g}"
+        total = rec.score + w["score"]
+        lines += [f"**Total: {total:g} / {rec.max_score + w['max']:g}** (tests {rec.score:g} / "
+                  f"{rec.max_score:g}, written answers {w['score']:g} / {w['max']:g}"
                   + (f"; {w['ungraded']} written answer(s) not graded yet" if w["ungraded"] else "") + ")", ""]
     flag, by = late(rec, deadline)
-    if rec.get("submitted_at"):
-        lines += [f"Submitted {md_text(when_text(rec['submitted_at']))}" + (f" (late by {by})" if flag == "yes" else "") + ".", ""]
+    if rec.submitted_at:
+        lines += [f"Submitted {md_text(when_text(rec.submitted_at))}" + (f" (late by {by})" if flag == "yes" else "") + ".", ""]
     fate = penalty(rec, w, deadline)
     if fate["why"]:
-        lines += [md_text(fate["why"]) + (f" **Final: {fate['final']:g} / {rec['max_score'] + w['max']:g}**"
+        lines += [md_text(fate["why"]) + (f" **Final: {fate['final']:g} / {rec.max_score + w['max']:g}**"
                                           if fate["penalty"] else ""), ""]
     groups = mistake_groups(rec)
     if groups:
@@ -300,21 +301,21 @@ def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) 
             credited = f"; credited, the error carried forward: {', '.join(g['credited'])}" if g["credited"] else ""
             lines.append(f"{k + 1}. {md_text(g['what'])} (tests: {md_text(', '.join(g['tests']))}{md_text(credited)})")
         lines.append("")
-    if any(t.get("carried_forward") for t in rec.get("tests") or []):
+    if any(t.carried_forward for t in rec.tests or []):
         lines += [md_text(carry.RULE), ""]
     for t, msg in test_messages(rec):
-        mark = "✅" if t["passed"] else "↪️" if t.get("carried_forward") else "❌"
+        mark = "✅" if t.passed else "↪️" if t.carried_forward else "❌"
         k = _group_of(groups, t)
         see = f" (see {k + 1} above)" if k >= 0 else ""
-        lines.append(f"- {mark} **{md_text(t['name'])}** ({t['points']:g}/{t['max_points']:g}): {md_text(msg)}{see}")
-        if t.get("carried_forward"):
-            lines.append(f"  - *{md_text(t['carried_forward'])}*")
-    if rec.get("functions"):
+        lines.append(f"- {mark} **{md_text(t.name)}** ({t.points:g}/{t.max_points:g}): {md_text(msg)}{see}")
+        if t.carried_forward:
+            lines.append(f"  - *{md_text(t.carried_forward)}*")
+    if rec.functions:
         lines += ["", "By function (points the release gives it; points lost here):", ""]
         lines += [f"- {md_text(str(row['function']))}: {_pts(row['max_points'])}"
-                  + (f", lost {_pts(row['lost'])}" if float(row.get("lost") or 0) else "") for row in rec["functions"]]
-    if notes(rec) and rec.get("errors"):
-        lines += ["", "Notes from the grader:"] + [f"- {md_text(e)}" for e in dict.fromkeys(rec["errors"])]
+                  + (f", lost {_pts(row['lost'])}" if float(row.get("lost") or 0) else "") for row in rec.functions]
+    if notes(rec) and rec.errors:
+        lines += ["", "Notes from the grader:"] + [f"- {md_text(e)}" for e in dict.fromkeys(rec.errors)]
     if w["items"]:
         answered = sum(i["state"] == "yes" for i in w["items"])
         lines += ["", f"Written answers: {answered} of {len(w['items'])} answered ({w['max']:g} points, graded by hand)."]
@@ -330,45 +331,45 @@ def feedback_markdown(rec: dict, hand: HandScores | None = None, deadline=None) 
                 lines.append(f"- {q}: {i['score']:g} / {i['points']:g}")
             if i["comment"].strip():
                 lines.append(f"  - *Comment:* {md_text(i['comment'].strip())}")
-    lines += ["", (f"_Graded against version {md_text(rec.get('version', '?'))}. Hidden tests use inputs you "
+    lines += ["", (f"_Graded against version {md_text(rec.version or '?')}. Hidden tests use inputs you "
                    "have not seen; the messages say what was checked, not the expected values._")]
     return "\n".join(lines) + "\n"
 
 
-def feedback_view(rec: dict, hand: HandScores | None = None, deadline=None) -> dict:
+def feedback_view(rec: Record, hand: HandScores | None = None, deadline=None) -> dict:
     """What a student's feedback page shows (feedback.html), as plain data: texts as they are (the
     template escapes them), Markdown rendered by ``markup`` (Markup)."""
     w = written(rec, hand)
     groups = mistake_groups(rec)
     tests = []  # "mistake": the number of the mistake that explains the test (0: none)
     for t, msg in test_messages(rec):
-        tests.append({"name": str(t["name"]), "ok": bool(t["passed"] or t.get("carried_forward")),
-                      "points": _g(t["points"]), "max_points": _g(t["max_points"]), "message": msg,
-                      "mistake": _group_of(groups, t) + 1, "carried_forward": str(t.get("carried_forward") or "")})
+        tests.append({"name": str(t.name), "ok": bool(t.passed or t.carried_forward),
+                      "points": _g(t.points), "max_points": _g(t.max_points), "message": msg,
+                      "mistake": _group_of(groups, t) + 1, "carried_forward": str(t.carried_forward or "")})
     flag, by = late(rec, deadline)
     fate = penalty(rec, w, deadline)
     view = {
-        "title": f"{rec['assignment']}: {rec['student']}", "assignment": str(rec["assignment"]),
-        "student": str(rec["student"]), "name": str(rec["name"]) if rec.get("name") else "",
-        "submitted": when_text(rec["submitted_at"]) if rec.get("submitted_at") else "",
+        "title": f"{rec.assignment}: {rec.student}", "assignment": str(rec.assignment),
+        "student": str(rec.student), "name": str(rec.name) if rec.name else "",
+        "submitted": when_text(rec.submitted_at) if rec.submitted_at else "",
         "late_by": by if flag == "yes" else "",
-        "tests_score": f"{rec['score']:g} / {rec['max_score']:g}",
-        "total": f"{rec['score'] + w['score']:g} / {rec['max_score'] + w['max']:g}",
+        "tests_score": f"{rec.score:g} / {rec.max_score:g}",
+        "total": f"{rec.score + w['score']:g} / {rec.max_score + w['max']:g}",
         "late_why": fate["why"],
-        "final": f"{fate['final']:g} / {rec['max_score'] + w['max']:g}" if fate["penalty"] else "",
+        "final": f"{fate['final']:g} / {rec.max_score + w['max']:g}" if fate["penalty"] else "",
         "mistakes": [{"what": Markup(markup.render_inline(g["what"])), "tests": ", ".join(g["tests"]),
                       "credited": ", ".join(g["credited"])} for g in groups],
-        "tests": tests, "carried": any(t.get("carried_forward") for t in rec.get("tests") or []),
+        "tests": tests, "carried": any(t.carried_forward for t in rec.tests or []),
         "carry_rule": carry.RULE,
         "functions": [{"function": str(row["function"]), "points": _pts(row["max_points"]),
                        "lost": _pts(row.get("lost") or 0), "lost_any": bool(float(row.get("lost") or 0))}
-                      for row in rec.get("functions") or []],
-        "notes": [str(n) for n in dict.fromkeys(rec.get("errors") or [])],
-        "version": str(rec.get("version", "?")),
+                      for row in rec.functions or []],
+        "notes": [str(n) for n in dict.fromkeys(rec.errors or [])],
+        "version": str(rec.version or "?"),
         "written": None,
     }
     if w["items"]:
-        prompts = questions_of(str(rec.get("assignment")))
+        prompts = questions_of(str(rec.assignment))
         answers = []
         for i in w["items"]:
             prompt = prompts.get(i["question"], ("", ""))[0]
@@ -382,7 +383,7 @@ def feedback_view(rec: dict, hand: HandScores | None = None, deadline=None) -> d
     return view
 
 
-def feedback_html(rec: dict, hand: HandScores | None = None, deadline=None) -> str:
+def feedback_html(rec: Record, hand: HandScores | None = None, deadline=None) -> str:
     return render("feedback.html", feedback_view(rec, hand, deadline))
 
 
@@ -404,12 +405,12 @@ def _figure_png(draw, rows: int = 0) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def test_names(results: list[dict]) -> list[str]:
+def test_names(results: list[Record]) -> list[str]:
     names: list[str] = []
     for rec in results:
-        for t in rec.get("tests", []):
-            if t["name"] not in names:
-                names.append(t["name"])
+        for t in rec.tests:
+            if t.name not in names:
+                names.append(t.name)
     return names
 
 
@@ -453,55 +454,55 @@ def report_figures(scores: list[float], full: float, rates: dict[str, float], sl
     return figures
 
 
-def _student_row(r: dict, hand: HandScores | None, deadline, fate: dict) -> dict:
+def _student_row(r: Record, hand: HandScores | None, deadline, fate: dict) -> dict:
     """One row of the report's table of students (report.html)."""
     w = written(r, hand)
     rn = notes(r)
     flag, by = late(r, deadline)
-    return {"href": feedback_href(r["student"]), "student": str(r["student"]), "name": str(r.get("name") or ""),
-            "email": str(r.get("email") or ""), "submitted": when_text(r.get("submitted_at")),
+    return {"href": feedback_href(r.student), "student": str(r.student), "name": str(r.name or ""),
+            "email": str(r.email or ""), "submitted": when_text(r.submitted_at),
             "late_by": by if flag == "yes" else "",
-            "lms_late": late_policy.LMS_NAMES.get(str(r.get("lms")), "LMS") if fate["lms_late"] == "yes" else "",
-            "tests": f"{r['score']:g} / {r['max_score']:g}",
+            "lms_late": late_policy.LMS_NAMES.get(str(r.lms), "LMS") if fate["lms_late"] == "yes" else "",
+            "tests": f"{r.score:g} / {r.max_score:g}",
             "written": f"{w['score']:g} / {w['max']:g}" if w["items"] else "",
             "to_grade": w["ungraded"] if w["items"] else 0,
-            "total": f"{r['score'] + w['score']:g} / {r['max_score'] + w['max']:g}",
+            "total": f"{r.score + w['score']:g} / {r.max_score + w['max']:g}",
             "final": _g(fate["final"]), "penalty": _g(fate["penalty"]) if fate["penalty"] else "",
             "notes": len(rn), "first_note": (rn[0][:160] + ("…" if len(rn[0]) > 160 else "")) if rn else "",
-            "seconds": f"{float(r.get('seconds', 0)):.1f}"}
+            "seconds": f"{float(r.seconds):.1f}"}
 
 
-def report_view(summary: dict, hand: HandScores | None = None, deadline=None, similar: str = "") -> dict:
+def report_view(summary: CohortSummary, hand: HandScores | None = None, deadline=None, similar: str = "") -> dict:
     """What the cohort report shows (report.html), as plain data: the statistics, a row per
     student, per test and per mistake found, the grader notes, the figures (``report_figures``).
     ``similar``: the similarity section, HTML (``similarity.report_section``, which escapes)."""
-    results = summary["results"]
+    results = summary.results
     names = test_names(results)
-    scores = [r["score"] for r in results]
-    maxes = [r["max_score"] for r in results if r["max_score"]]
+    scores = [r.score for r in results]
+    maxes = [r.max_score for r in results if r.max_score]
     full = max(maxes) if maxes else 1.0
-    passed = {n: sum(any(t["name"] == n and t["passed"] for t in r.get("tests", [])) for r in results) for n in names}
+    passed = {n: sum(any(t.name == n and t.passed for t in r.tests) for r in results) for n in names}
     points: dict = {}
     for r in results:
-        for t in r.get("tests", []):
-            points.setdefault(t["name"], t.get("max_points", 0))
+        for t in r.tests:
+            points.setdefault(t.name, t.max_points)
     n = max(len(results), 1)
-    slow = sorted(results, key=lambda r: -r.get("seconds", 0))[:10]
+    slow = sorted(results, key=lambda r: -r.seconds)[:10]
     fates = [penalty(r, written(r, hand), deadline) for r in results]
-    all_notes = [(r["student"], x) for r in results for x in notes(r)]
+    all_notes = [(r.student, x) for r in results for x in notes(r)]
     return {
-        "title": f"{summary['assignment']} cohort", "assignment": str(summary["assignment"]),
-        "version": str(summary.get("version", "?")), "mean": f"{sum(scores) / len(scores) if scores else 0.0:.2f}",
+        "title": f"{summary.assignment} cohort", "assignment": str(summary.assignment),
+        "version": str(summary.version or "?"), "mean": f"{sum(scores) / len(scores) if scores else 0.0:.2f}",
         "full": _g(full), "full_marks": sum(s == full for s in scores),
         "with_notes": sum(bool(notes(r)) for r in results),
         "late_count": sum(late(r, deadline)[0] == "yes" for r in results) if deadline is not None else None,
-        "columns": {"name": any(r.get("name") or r.get("email") for r in results),
-                    "time": any(r.get("submitted_at") or r.get("lms_late") is not None for r in results),
-                    "written": any(r.get("manual") for r in results),
+        "columns": {"name": any(r.name or r.email for r in results),
+                    "time": any(r.submitted_at or r.lms_late is not None for r in results),
+                    "written": any(r.manual for r in results),
                     "final": any(f["penalty"] for f in fates)},
         "students": [_student_row(r, hand, deadline, fate) for r, fate in zip(results, fates)],
         "figures": report_figures(scores, full, {x: passed[x] / n for x in names},
-                                  [(r["student"], r.get("seconds", 0)) for r in slow]),
+                                  [(r.student, r.seconds) for r in slow]),
         "tests": [{"name": x, "points": _pts(points.get(x, 0)), "passed": passed[x],
                    "rate": f"{100 * passed[x] / n:.0f}%"} for x in names],
         # catalogued mistakes (also in mistakes.csv), then generic diagnoses
@@ -510,14 +511,14 @@ def report_view(summary: dict, hand: HandScores | None = None, deadline=None, si
                      for m in mistakes_found(summary)],
         "similar": Markup(similar),
         "notes": [{"href": feedback_href(s), "student": s, "note": x} for s, x in all_notes],
-        "id_notes": list(summary.get("notes", []) or []),
-        "absent": [{"name": a["name"] or a["roster_id"], "roster_id": a["roster_id"]}
-                   for a in summary.get("absent") or []],
-        "unmatched": list(summary.get("unmatched", [])),
+        "id_notes": list(summary.notes or []),
+        "absent": [{"name": a.name or a.roster_id, "roster_id": a.roster_id}
+                   for a in summary.absent or []],
+        "unmatched": list(summary.unmatched),
     }
 
 
-def cohort_report(summary: dict, hand: HandScores | None = None, deadline=None, similar: str = "") -> str:
+def cohort_report(summary: CohortSummary, hand: HandScores | None = None, deadline=None, similar: str = "") -> str:
     """The cohort report; ``similar``: the similarity section (``similarity.report_section``)."""
     return render("report.html", report_view(summary, hand, deadline, similar))
 
@@ -539,15 +540,15 @@ def _graded_answer(student: str, question: str, m: dict, hand: HandScores | None
             if changed else None}
 
 
-def written_view(summary: dict, hand: HandScores | None = None) -> dict:
+def written_view(summary: CohortSummary, hand: HandScores | None = None) -> dict:
     """What written.html shows, as plain data: each question (its prompt, model answer and rubric
     rendered), then every student's answer with the score and comment entered so far."""
-    prompts = questions_of(summary["assignment"])
+    prompts = questions_of(summary.assignment)
     by_question: dict[str, list] = {}
     points: dict[str, float] = {}
-    for rec in summary["results"]:
-        for m in rec.get("manual") or []:
-            by_question.setdefault(str(m.get("question")), []).append((rec["student"], m))
+    for rec in summary.results:
+        for m in rec.manual or []:
+            by_question.setdefault(str(m.get("question")), []).append((rec.student, m))
             points.setdefault(str(m.get("question")), float(m.get("points", 0) or 0))
     questions = []
     for name in list(prompts) + [q for q in by_question if q not in prompts]:
@@ -555,18 +556,18 @@ def written_view(summary: dict, hand: HandScores | None = None) -> dict:
         pts = points.get(name)
         if pts is None:
             try:
-                pts = next(q.points for q in load(summary["assignment"]).written_questions() if q.name == name)
+                pts = next(q.points for q in load(summary.assignment).written_questions() if q.name == name)
             except Exception:  # noqa: BLE001
                 pts = 0.0
         questions.append({"name": name, "points": _g(pts), "unit": _unit(pts), "prompt": _md(prompt),
                           "model": _md(model),
                           "answers": [_graded_answer(student, name, m, hand)
                                       for student, m in sorted(by_question.get(name, []), key=lambda pair: pair[0])]})
-    return {"title": f"{summary['assignment']}: written answers", "assignment": str(summary["assignment"]),
+    return {"title": f"{summary.assignment}: written answers", "assignment": str(summary.assignment),
             "questions": questions}
 
 
-def written_answers_html(summary: dict, hand: HandScores | None = None) -> str:
+def written_answers_html(summary: CohortSummary, hand: HandScores | None = None) -> str:
     """Grading by question: each written question with its model answer and rubric, then every
     student's answer to it, with the score and comment entered so far (Gradescope's 'grade by
     question'). Markdown and math rendered."""

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from autograder.cohort import late
 from autograder.cohort.layouts import _as_written
+from autograder.cohort.record import Absent, CohortSummary
 
 COLUMNS = ("id", "name", "email", "section", "extension")
 MAX_BYTES = 20 * 2**20
@@ -104,35 +105,35 @@ def read_roster(path: Path, deadline=None) -> list[Student]:
     return students
 
 
-def apply_roster(summary: dict, students: list[Student]) -> list[str]:
+def apply_roster(summary: CohortSummary, students: list[Student]) -> list[str]:
     """Match the roster to the records of ``summary`` (in place): a matched record takes the
     roster's name (as written), email (where given), section, extension and id (``roster_id``);
-    ``summary["absent"]`` lists the roster's students without a submission. Returns notes."""
+    ``summary.absent`` lists the roster's students without a submission. Returns notes."""
     by_id = {s.id.casefold(): s for s in students}
     by_email = {s.email.casefold(): s for s in students if s.email}
     taken: dict[str, str] = {}
     notes: list[str] = []
-    for rec in summary["results"]:
-        if rec.get("lms_id"):
-            how, found = f"{rec.get('lms') or 'LMS'} id", by_id.get(str(rec["lms_id"]).casefold())
+    for rec in summary.results:
+        if rec.lms_id:
+            how, found = f"{rec.lms or 'LMS'} id", by_id.get(str(rec.lms_id).casefold())
         else:
-            how, found = "student id", by_id.get(str(rec["student"]).casefold())
-            if found is None and rec.get("email"):
-                how, found = "email", by_email.get(str(rec["email"]).casefold())
+            how, found = "student id", by_id.get(str(rec.student).casefold())
+            if found is None and rec.email:
+                how, found = "email", by_email.get(str(rec.email).casefold())
         if found is None:
-            notes.append(f"{rec['student']}: not on the roster")
+            notes.append(f"{rec.student}: not on the roster")
             continue
         if found.id in taken:
-            notes.append(f"{rec['student']}: matches roster line {found.line} ({how}), which is already "
+            notes.append(f"{rec.student}: matches roster line {found.line} ({how}), which is already "
                          f"{taken[found.id]}'s; not matched")
             continue
-        taken[found.id] = rec["student"]
-        rec.update(roster_id=found.id, section=found.section, extension=found.extension, roster_match=how)
+        taken[found.id] = rec.student
+        rec.roster_id, rec.section, rec.extension, rec.roster_match = found.id, found.section, found.extension, how
         if found.name:
-            rec["name"] = found.name
+            rec.name = found.name
         if found.email:
-            rec["email"] = found.email
-    summary["absent"] = [{"student": s.id, "roster_id": s.id, "name": s.name, "email": s.email,
-                          "section": s.section, "extension": s.extension}
-                         for s in students if s.id not in taken]
+            rec.email = found.email
+    summary.absent = [Absent(student=s.id, roster_id=s.id, name=s.name, email=s.email, section=s.section,
+                             extension=s.extension)
+                      for s in students if s.id not in taken]
     return notes

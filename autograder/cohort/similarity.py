@@ -39,9 +39,9 @@ from autograder.cohort import markup
 from autograder.cohort.grade import _write_atomic
 from autograder.cohort.handscores import write_rows
 from autograder.cohort.pages import answer_state, page, questions_of, troubled
+from autograder.cohort.record import CohortSummary, Record
 from autograder.run.diagnose import named_hints
 from autograder.run.notebook import SubmissionError, code_cells, load_release, load_submission
-from autograder.run.record import TestResult
 
 CODE_K = 25              # characters of filtered code in one fingerprinted k-gram (copydetect's noise threshold)
 CODE_MAX_CHARS = 50_000  # of one student's graded code compared and shown
@@ -90,9 +90,9 @@ def graded_code(nb: dict) -> str:
     return "\n\n".join(source for _, source, tags in code_cells(nb) if "graded" in tags)
 
 
-def read_code(rec: dict) -> tuple[str | None, str]:
+def read_code(rec: Record) -> tuple[str | None, str]:
     """(graded code, "") of a record's submission, or (None, why it was not read)."""
-    path = rec.get("submission")
+    path = rec.submission
     if not path:
         return None, "no submission file in the record"
     try:
@@ -165,17 +165,17 @@ def _normal(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
 
 
-def written_pairs(results: list[dict], assignment: str) -> tuple[list[Pair], list[tuple[str, list[str]]]]:
+def written_pairs(results: list[Record], assignment: str) -> tuple[list[Pair], list[tuple[str, list[str]]]]:
     """Pairs of identical or near-identical written answers to the same question (blank and short
     ones left out), and the groups the flagged pairs form per question."""
     cd = _copydetect()
     prompts = questions_of(assignment)
     by_question: dict[str, dict[str, str]] = {}
     for rec in results:
-        for m in rec.get("manual") or []:
+        for m in rec.manual or []:
             text = _normal(m.get("text", ""))
             if answer_state(m) == "yes" and len(text) >= WRITTEN_MIN_CHARS:
-                by_question.setdefault(str(m.get("question", "")), {})[rec["student"]] = (text, str(m.get("text", "")))
+                by_question.setdefault(str(m.get("question", "")), {})[rec.student] = (text, str(m.get("text", "")))
     pairs, groups = [], []
     for question, answers in sorted(by_question.items()):
         boiler = _boilerplate([_normal(prompts.get(question, ("", ""))[0])], WRITTEN_K, code=False)
@@ -219,17 +219,17 @@ def written_pairs(results: list[dict], assignment: str) -> tuple[list[Pair], lis
 
 
 # -- behaviour on the hidden tests -----------------------------------------------------------
-def wrong_tests(rec: dict) -> frozenset:
+def wrong_tests(rec: Record) -> frozenset:
     """The hidden tests the student's functions answered, wrongly: failed, not for a missing
     implementation, a timeout or a crash."""
-    return frozenset(t.name for t in map(TestResult.from_dict, rec.get("tests") or [])
+    return frozenset(t.name for t in rec.tests or []
                      if not t.passed and t.error != "not_implemented" and not troubled(t))
 
 
-def known_mistakes(rec: dict) -> set:
+def known_mistakes(rec: Record) -> set:
     """The catalogued mistakes the diagnoses of a record's failed tests name."""
-    return {hint for t in rec.get("tests") or [] if not t.get("passed")
-            for hint in named_hints(str(t.get("diagnosis") or ""))}
+    return {hint for t in rec.tests or [] if not t.passed
+            for hint in named_hints(str(t.diagnosis or ""))}
 
 
 def _behaviour_side(own: frozenset, other: frozenset, rare: list) -> str:
@@ -241,11 +241,11 @@ def _behaviour_side(own: frozenset, other: frozenset, rare: list) -> str:
             + "".join(f"<div class='diag'>{html.escape(m)}</div>" for m in rare))
 
 
-def behaviour_pairs(results: list[dict]) -> list[Pair]:
+def behaviour_pairs(results: list[Record]) -> list[Pair]:
     """Pairs with the same rare set of wrongly answered tests, or a shared rare known mistake."""
     limit = max(2, int(RARE * len(results)))
-    wrong = {r["student"]: wrong_tests(r) for r in results}
-    mistakes = {r["student"]: known_mistakes(r) for r in results}
+    wrong = {r.student: wrong_tests(r) for r in results}
+    mistakes = {r.student: known_mistakes(r) for r in results}
     sets: dict[frozenset, int] = {}
     for w in wrong.values():
         if w:
@@ -277,17 +277,17 @@ def _rank(p: Pair) -> tuple:
     return (not p.flagged, -p.score, -p.shared, p.question, p.a, p.b)
 
 
-def find(summary: dict) -> Similarity:
-    results = summary["results"]
-    aid = str(summary["assignment"])
+def find(summary: CohortSummary) -> Similarity:
+    results = summary.results
+    aid = str(summary.assignment)
     sim = Similarity()
     codes = {}
     for rec in results:
         code, why = read_code(rec)
         if code is not None:
-            codes[rec["student"]] = code
+            codes[rec.student] = code
         if why:
-            sim.notes.append(f"{rec['student']}: code {why}")
+            sim.notes.append(f"{rec.student}: code {why}")
     template = graded_code(load_release(aid)) if load_release(aid) else ""
     code, template_only = code_pairs(codes, template)
     if template_only:
@@ -327,9 +327,9 @@ def _anchor(kind: str, rank: int) -> str:
     return f"{kind}-{rank}"
 
 
-def similarity_html(summary: dict, sim: Similarity) -> str:
+def similarity_html(summary: CohortSummary, sim: Similarity) -> str:
     e = html.escape
-    parts = [f"<h1>{e(str(summary['assignment']))}: similar submissions</h1>",
+    parts = [f"<h1>{e(str(summary.assignment))}: similar submissions</h1>",
              ("<p>Leads for a person to read, not verdicts: the same code or answer can have an innocent "
               "reason (a study group, the notes). Every pair is also in <code>similarity.csv</code>.</p>")]
     for kind in ("code", "written", "behaviour"):
@@ -366,7 +366,7 @@ def similarity_html(summary: dict, sim: Similarity) -> str:
         parts.append("</section>")
     if sim.notes:
         parts.append("<h2>Not compared</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in sim.notes) + "</ul>")
-    return page(f"{summary['assignment']}: similar submissions", "".join(parts))
+    return page(f"{summary.assignment}: similar submissions", "".join(parts))
 
 
 def report_section(sim: Similarity) -> str:
@@ -383,7 +383,7 @@ def report_section(sim: Similarity) -> str:
                f"<th class='num'>score</th><th>evidence</th></tr></thead><tbody>{rows}</tbody></table>" if rows else ""))
 
 
-def write(summary: dict, out: Path) -> Similarity:
+def write(summary: CohortSummary, out: Path) -> Similarity:
     """``<out>/similarity.csv`` and ``<out>/similarity.html``; returns what was found."""
     sim = find(summary)
     write_csv(sim, out / "similarity.csv")

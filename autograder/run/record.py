@@ -63,6 +63,7 @@ def _known(cls, data: dict) -> dict:
 
 @dataclass
 class TestResult:
+    __test__ = False  # not a pytest test class, wherever a test module imports it
     name: str
     points: float
     max_points: float
@@ -127,7 +128,7 @@ class GradeReport:
 
     @classmethod
     def from_dict(cls, data: dict) -> GradeReport:
-        data = _known(cls, data)
+        data = {"assignment": "", "submission": "", **_known(cls, data)}
         return cls(**{**data, "tests": [TestResult.from_dict(t) for t in data.get("tests") or []]})
 
     def write_json(self, path) -> None:
