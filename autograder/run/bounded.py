@@ -19,6 +19,8 @@ import signal
 import sys
 import time
 
+from autograder.run import serial
+
 MAX_LINE = 64 * 2**20  # one streamed message (a whole report with its notes and diagnoses)
 
 
@@ -82,7 +84,8 @@ def run_bounded(work, *, memory_mb: int | None, seconds: float) -> tuple[list, s
     sys.stderr.flush()
     read_fd, write_fd = os.pipe()
     parent = os.getpid()
-    pid = os.fork()
+    with serial.LOCK:  # no other thread of this process is mid-parse in the child
+        pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_fd)
         _child(work, write_fd, memory_mb, parent)

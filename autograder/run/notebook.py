@@ -15,6 +15,7 @@ from pathlib import Path
 
 import ijson  # streaming JSON: a notebook's outputs and attachments are skipped, never held
 
+from autograder.run import serial
 from autograder.run.paths import REPO
 
 ANSWER_PLACEHOLDER = "*Your answer here.*"  # what an answer cell holds in the release
@@ -402,7 +403,7 @@ def graded_functions(release: dict) -> set[str]:
     names = set()
     for _, _, text in _tagged_cells(release, "graded", "code"):
         try:
-            names |= {n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+            names |= {n.name for n in serial.parse(text).body if isinstance(n, ast.FunctionDef)}
         except SyntaxError:
             continue
     return names

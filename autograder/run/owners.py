@@ -14,6 +14,7 @@ import functools
 import re
 from collections.abc import Iterable
 
+from autograder.run import serial
 from autograder.run.paths import REPO
 
 
@@ -21,7 +22,7 @@ def test_owners(tests_code: str, graded: Iterable[str]) -> dict[str, tuple[str, 
     """Test name -> (the graded function it counts for, its points), for each ``test_*`` function
     of ``tests_code`` that counts for one; ``graded``: the graded functions' names."""
     graded = set(graded)
-    tree = ast.parse(tests_code)
+    tree = serial.parse(tests_code)
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
 
     def called(node, seen):

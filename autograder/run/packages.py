@@ -31,6 +31,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from autograder.run import serial
 from autograder.run.notebook import load_release
 from autograder.run.paths import REPO
 
@@ -46,7 +47,7 @@ def imports(code: str) -> list[tuple[str, list[str]]]:
     from it): ``import a.b`` is ("a.b", []), ``from a import b, c`` is ("a", ["b", "c"])."""
     code = "\n".join(ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!")))
     found: list[tuple[str, list[str]]] = []
-    for node in ast.walk(ast.parse(code)):
+    for node in ast.walk(serial.parse(code)):
         if isinstance(node, ast.Import):
             found += [(a.name, []) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
