@@ -1,0 +1,88 @@
+"""The dask route on a real cluster (issue 34): a `dask scheduler` and two `dask worker --nthreads 2`
+processes, started as a TA starts them (separate processes, not a LocalCluster), grade part of the
+hostile cohort; every record equals the process pool's, and no record carries a grader failure."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import EXEMPLAR
+
+from autograder.cohort.grade import grade_cohort
+from autograder.course.synth import hostile_cohort
+from autograder.run.isolation import namespaces_available
+from autograder.run.paths import REPO
+
+LIMITS = dict(timeout=15, call_timeout=5, memory_mb=2048)
+# good ones beside attacks that hold threads, memory and time: what one thread of a worker does must
+# not change the grade of the submission its other thread grades
+CASES = ("good1", "good2", "partial", "untouched", "bad_json", "loop", "mem_bomb", "patcher", "liar_eq",
+         "never_returns")
+DASK = str(Path(sys.executable).with_name("dask"))
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen:
+    return subprocess.Popen([DASK, *args], cwd=REPO, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """A scheduler and two worker processes of two threads each; their address."""
+    info = tmp_path / "scheduler.json"
+    procs = [_start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                     "--scheduler-file", str(info)], tmp_path / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert info.exists(), (tmp_path / "scheduler.log").read_text()[-2000:]
+        for k in range(2):
+            procs.append(_start(["worker", "--scheduler-file", str(info), "--nthreads", "2", "--nworkers", "1",
+                                 "--no-dashboard", "--memory-limit", "0"], tmp_path / f"worker{k}.log"))
+        from distributed import Client
+
+        with Client(scheduler_file=str(info), timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+            address = client.scheduler.address
+        yield address
+    finally:
+        for proc in reversed(procs):
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _scores(out: Path) -> dict:
+    from autograder.cohort.record import Record
+
+    records = {}
+    for path in sorted((out / "records").glob("*.json")):
+        rec = Record.from_dict(json.loads(path.read_text()))
+        records[rec.student] = (rec.score, rec.max_score, [(t.name, t.points, t.kind) for t in rec.tests])
+    return records
+
+
+@pytest.mark.skipif(not namespaces_available(), reason="the hostile cases need the sandbox")
+def test_a_real_cluster_with_two_threads_per_worker_grades_as_the_pool_does(tmp_path, cluster):
+    cases = hostile_cohort(EXEMPLAR)
+    folder = tmp_path / "subs"
+    for student in CASES:
+        (folder / student).mkdir(parents=True)
+        (folder / student / f"{EXEMPLAR}.ipynb").write_text(cases[student][0])
+    on_dask = grade_cohort(folder, EXEMPLAR, tmp_path / "dask", scheduler=cluster, progress=False, **LIMITS)
+    in_pool = grade_cohort(folder, EXEMPLAR, tmp_path / "pool", workers=2, progress=False, **LIMITS)
+    assert len(on_dask.results) == len(in_pool.results) == len(CASES)
+    dask_records, pool_records = _scores(tmp_path / "dask"), _scores(tmp_path / "pool")
+    assert dask_records == pool_records
+    for rec in on_dask.results:
+        assert not any("grader failure" in str(e) for e in rec.errors), (rec.student, rec.errors)
+    full = dask_records["good1"][1]
+    assert full > 0 and dask_records["good1"][0] == dask_records["good2"][0] == full
