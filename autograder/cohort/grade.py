@@ -68,19 +68,33 @@ def _grade_job(student: str, path: str, assignment: str, limits: dict) -> dict:
         raise KeyboardInterrupt
     _GRADING["busy"] = True
     try:
-        warm(assignment, limits.get("isolation"), mistakes=True)  # once per worker process, for every fork
-        report = Record.from_dict(grade(path, assignment, **limits).to_dict())
-    except SandboxUnavailable:
-        raise  # the host's problem, not this student's: the whole run stops
-    except Exception as exc:  # noqa: BLE001 - a grader failure is recorded, the batch goes on
-        report = Record(assignment=assignment, submission=path, score=0.0, max_score=0.0,
-                        errors=[f"grader failure: {type(exc).__name__}: {exc}"],
-                        isolation=limits.get("isolation") or "")
+        report = _graded_or_not(path, assignment, limits)
     finally:
         _GRADING["busy"] = False
     report.student = student
     report.seconds = round(time.monotonic() - start, 2)
     return report.to_dict()
+
+
+GRADER_TRIES = 2  # a grader failure is tried once more before the submission is left "not graded"
+
+
+def _graded_or_not(path: str, assignment: str, limits: dict) -> Record:
+    """The submission's record; where the grader itself fails ``GRADER_TRIES`` times (an exception
+    of its own, a set-up race, its child killed from outside), a record marked ``not_graded`` with
+    the reason: no grade, never a 0 (the next run grades it again)."""
+    why = ""
+    for _ in range(GRADER_TRIES):
+        try:
+            warm(assignment, limits.get("isolation"), mistakes=True)  # once per worker process, for every fork
+            return Record.from_dict(grade(path, assignment, **limits).to_dict())
+        except SandboxUnavailable:
+            raise  # the host's problem, not this student's: the whole run stops
+        except Exception as exc:  # noqa: BLE001 - a grader failure is recorded, the batch goes on
+            why = f"{type(exc).__name__}: {exc}"
+    return Record(assignment=assignment, submission=path, score=0.0, max_score=0.0,
+                  errors=[f"not graded: the grader failed ({why}); grading it again may succeed"],
+                  isolation=limits.get("isolation") or "", not_graded=f"grader failure: {why}")
 
 
 def read_record(path: Path) -> Record | None:
@@ -184,7 +198,7 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
         for sub in subs:
             digest = file_hash(sub.path)
             rec = read_record(records / f"{sub.student}.json")
-            if rec is not None and rec.sha256 == digest and rec.version == version \
+            if rec is not None and rec.sha256 == digest and rec.version == version and rec.graded \
                     and (rec.identity or sub.key) == sub.key:
                 done[sub.student] = rec
                 continue

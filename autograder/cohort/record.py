@@ -53,6 +53,13 @@ class Record(_Keyed, GradeReport):
     section: str = ""
     extension: Any = None           # days (float) or a date (datetime): ``late.personal_deadline``
     roster_match: str = ""          # how the roster row was matched ("student id", "email", ...)
+    # the grader failed on this submission twice (an exception, a set-up race, its child died): no
+    # grade, whatever score says; the next run grades it again (``autograder.cohort.grade``)
+    not_graded: str = ""
+
+    @property
+    def graded(self) -> bool:
+        return not self.not_graded
 
     def to_dict(self) -> dict:
         data = super().to_dict()

@@ -1,0 +1,50 @@
+"""A grader failure is never a grade (issue 34, item 3): tried once more, then recorded as "not
+graded" with its reason, never a score; the next run grades it again."""
+
+import json
+from pathlib import Path
+
+from conftest import EXEMPLAR
+
+from autograder.cohort import grade as cohort_grade
+from autograder.cohort.grade import grade_cohort
+
+LIMITS = dict(timeout=15, call_timeout=5, memory_mb=2048)
+
+
+def _flaky(real, fails: dict, counter: Path):
+    """``grade`` failing for the submissions named in ``fails`` as many times as it says (a count
+    kept in a file: the pool's processes are forks)."""
+    def grade(path, assignment, **limits):
+        student = Path(path).parent.name
+        done = int(counter.read_text()) if counter.exists() else 0
+        if student in fails and done < fails[student]:
+            counter.write_text(str(done + 1))
+            raise SystemError("AST validation failed (a set-up race)")
+        return real(path, assignment, **limits)
+    return grade
+
+
+def test_a_grader_failure_is_retried_then_not_graded_and_regraded_next_run(tmp_path, write_nb, correct_nb,
+                                                                           monkeypatch):
+    subs = write_nb("unlucky", correct_nb).parent.parent
+    write_nb("lucky", correct_nb)
+    out = tmp_path / "out"
+    real = cohort_grade.grade
+
+    monkeypatch.setattr(cohort_grade, "grade", _flaky(real, {"lucky": 1}, tmp_path / "lucky.count"))
+    once = {r.student: r for r in grade_cohort(subs, EXEMPLAR, out, workers=1, progress=False, **LIMITS).results}
+    assert once["lucky"].graded and once["lucky"].score == once["lucky"].max_score > 0  # the retry graded it
+
+    (out / "records" / "unlucky.json").unlink()
+    monkeypatch.setattr(cohort_grade, "grade", _flaky(real, {"unlucky": 2}, tmp_path / "unlucky.count"))
+    twice = {r.student: r for r in grade_cohort(subs, EXEMPLAR, out, workers=1, progress=False, **LIMITS).results}
+    failed = twice["unlucky"]
+    assert not failed.graded and "SystemError" in failed.not_graded and failed.max_score == 0
+    assert json.loads((out / "records" / "unlucky.json").read_text())["not_graded"]
+
+    monkeypatch.setattr(cohort_grade, "grade", real)
+    summary = grade_cohort(subs, EXEMPLAR, out, workers=1, progress=False, **LIMITS)
+    again = {r.student: r for r in summary.results}
+    assert summary.graded == 1 and summary.reused == 1  # only the one not graded is graded again
+    assert again["unlucky"].graded and again["unlucky"].score == again["lucky"].score > 0
