@@ -36,7 +36,7 @@ def term(tmp_path_factory, correct_nb, stub_nb):
 def test_grade_term_grades_writes_and_says_what_it_did(term):
     _, out, first, said = term
     assert first.students == 2 and first.graded == 2 and first.reused == 0 and first.ok
-    scores = {r["student"]: r["score"] for r in first.records}
+    scores = {r.student: r.score for r in first.records}
     assert scores["alice"] == first.max_score > 0 and scores["bob"] == 0
     assert first.mean_score == first.max_score / 2
     assert first.grades_csv == out / "grades.csv" and first.grades_csv.read_text().count("\n") == 3
@@ -50,8 +50,9 @@ def test_read_records_and_a_rerun_grades_nothing_again(term):
 
     subs, out, first, _ = term
     records = read_records(out)
-    assert [r["student"] for r in records] == ["alice", "bob"]
-    assert [r["score"] for r in records] == [r["score"] for r in sorted(first.records, key=lambda r: r["student"])]
+    assert [r.student for r in records] == ["alice", "bob"]
+    assert [r.score for r in records] == [r.score for r in sorted(first.records, key=lambda r: r.student)]
+    assert records[0].tests and records[0].version == first.version
     again = grade_term(subs, EXEMPLAR, out, gradebook=False, workers=1, progress=False, **LIMITS)
     assert again.graded == 0 and again.reused == 2 and "no grade changed" in again.changes
 

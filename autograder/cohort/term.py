@@ -17,7 +17,6 @@ A gradebook that cannot record the grades is not a refusal: everything else is w
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from autograder.cohort.handscores import HandScores, remember_gradebook
 from autograder.cohort.layouts import IdRegistryError
 from autograder.cohort.outputs import hand_scores, record_in_gradebook, resolve_db_url, write_outputs
 from autograder.cohort.pages import deadline_of, notes
+from autograder.cohort.record import Absent, Record
 from autograder.cohort.roster import RosterError, apply_roster, read_roster
 from autograder.course.source import known_assignment
 from autograder.run.settings import Settings
@@ -46,13 +46,13 @@ class Term:
     version: str                     # the assignment version that graded the records
     out: Path                        # the output folder
     grades_csv: Path
-    records: list[dict]              # one per student (as in <out>/records/<student>.json, with who submitted it)
+    records: list[Record]            # one per student (as in <out>/records/<student>.json, with who submitted it)
     graded: int                      # graded in this run
     reused: int                      # records of earlier runs (same file, same version)
     unmatched: list[str] = field(default_factory=list)   # found but not matched to a student: not graded
     notes: list[str] = field(default_factory=list)       # ids given, names found, ... (say them)
     roster: list[str] = field(default_factory=list)      # what matching the roster said
-    absent: list[dict] = field(default_factory=list)     # roster students without a submission (0)
+    absent: list[Absent] = field(default_factory=list)   # roster students without a submission (0)
     changes: str = ""                # one line: whose grade moved since the last run (changes.csv)
     hand: HandScores = field(default_factory=HandScores)  # the TA's hand scores, merged
     gradebook: str | None = None     # the gradebook URL recorded in; None: none
@@ -72,21 +72,21 @@ class Term:
 
     @property
     def max_score(self) -> float:
-        return max((float(r["max_score"]) for r in self.records), default=0.0)
+        return max((float(r.max_score) for r in self.records), default=0.0)
 
     @property
     def mean_score(self) -> float | None:
-        return sum(float(r["score"]) for r in self.records) / len(self.records) if self.records else None
+        return sum(float(r.score) for r in self.records) / len(self.records) if self.records else None
 
     @property
-    def with_notes(self) -> list[dict]:
+    def with_notes(self) -> list[Record]:
         """The records with a grader note (an error, a timeout): listed in report.html."""
         return [r for r in self.records if notes(r)]
 
     @property
     def written(self) -> bool:
         """Whether the assignment has written answers (graded by hand: written.html, written_scores.csv)."""
-        return any(r.get("manual") for r in self.records)
+        return any(r.manual for r in self.records)
 
 
 def _first_line(exc: Exception) -> str:
@@ -131,25 +131,25 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
                 progress=progress, isolation=isolation, keep_files=files)
         except (cohort_grade.CohortInputError, IdRegistryError) as exc:
             raise TermRefused(str(exc)) from exc
-        records = summary["results"]
+        records = summary.results
         matched = []
         if roster:
             matched = apply_roster(summary, students)
             for item in matched:
                 say(f"roster: {item}")
-            if summary["absent"]:
-                say(f"roster: {len(summary['absent'])} student(s) without a submission get 0 (\"no submission\")")
+            if summary.absent:
+                say(f"roster: {len(summary.absent)} student(s) without a submission get 0 (\"no submission\")")
         db = None if gradebook is False else resolve_db_url(None if gradebook is True else gradebook)
-        written = any(r.get("manual") for r in records)
+        written = any(r.manual for r in records)
         say(f"writing grades, feedback and report for {len(records)} submissions"
             + (" (hand scores merged from written_scores.csv" + (" and the gradebook" if db else "") + ")"
                if written else "") + " ...")
         hand = hand_scores(summary, out, db)
         changed = write_outputs(summary, out, Path(csv) if csv else None, hand)
-        term = Term(assignment=assignment, version=summary["version"], out=out,
+        term = Term(assignment=assignment, version=summary.version, out=out,
                     grades_csv=Path(csv) if csv else out / "grades.csv", records=records,
-                    graded=summary["graded"], reused=summary["reused"], unmatched=list(summary["unmatched"]),
-                    notes=list(summary.get("notes", [])), roster=matched, absent=list(summary.get("absent", [])),
+                    graded=summary.graded, reused=summary.reused, unmatched=list(summary.unmatched),
+                    notes=list(summary.notes), roster=matched, absent=list(summary.absent),
                     changes=changed["message"], hand=hand, gradebook=db, isolation=isolation)
         if db:
             try:
@@ -173,10 +173,11 @@ def _screenshots(term: Term) -> None:
         term.screenshot_error = f"no screenshots ({exc})"
 
 
-def read_records(out) -> list[dict]:
+def read_records(out) -> list[Record]:
     """The records of an output folder (``<out>/records/<student>.json``), by student id: each the
     report of one submission (``score``, ``max_score``, ``tests``, ``errors``, ``manual``, ...) with
     who submitted it (``student``, ``name``, ``email``, ``submitted_at``) and the ``version`` that
-    graded it. The tests' points only: hand scores and late penalties are in ``grades.csv``."""
-    folder = Path(out) / "records"
-    return [json.loads(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.json"))]
+    graded it; a file that is not a record is left out (a rerun grades it again). The tests' points
+    only: hand scores and late penalties are in ``grades.csv``."""
+    found = (cohort_grade.read_record(path) for path in sorted((Path(out) / "records").glob("*.json")))
+    return [rec for rec in found if rec is not None]
