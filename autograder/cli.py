@@ -166,6 +166,11 @@ def cmd_grade_cohort(args) -> int:
               "above is written; fix the gradebook (e.g. `nbgrader db upgrade`) and rerun (nothing is "
               "regraded), or pass --no-gradebook.", file=sys.stderr)
         return 1
+    if term.not_graded or term.unreadable:  # the last line: a script sees it in the exit status too
+        print(f"pdl: {len(term.not_graded)} not graded (the grader failed: rerun the same command to grade them "
+              f"again), {len(term.unreadable)} unreadable (0; their feedback says what to do): "
+              + ", ".join(r.student for r in (term.not_graded + term.unreadable)[:10]), file=sys.stderr)
+        return 1
     return 0
 
 

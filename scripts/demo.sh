@@ -17,8 +17,10 @@ pdl grade examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_p
 echo
 echo "Per-test details and feedback: results/demo.json"
 demo_step "grading the same five as a cohort (what a TA runs on a whole class; its own gradebook, not the course's)"
+# exit code 1 again: the invalid JSON is unreadable (its last line says so), as intended here
 pdl grade-cohort examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
-  --call-timeout 5 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db --screenshots
+  --call-timeout 5 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db --screenshots \
+  || [ $? -eq 1 ]
 echo "Cohort outputs: results/demo-cohort/{grades.csv,report.html,written.html,written_scores.csv,feedback/,screenshots/}"
 echo "Grading the written answers by hand: type score and comment in results/demo-cohort/written_scores.csv"
 echo "(or in nbgrader's formgrader on that gradebook), then rerun the same grade-cohort command: nothing is"

@@ -48,3 +48,23 @@ def test_a_grader_failure_is_retried_then_not_graded_and_regraded_next_run(tmp_p
     again = {r.student: r for r in summary.results}
     assert summary.graded == 1 and summary.reused == 1  # only the one not graded is graded again
     assert again["unlucky"].graded and again["unlucky"].score == again["lucky"].score > 0
+
+
+def test_grade_cohort_exits_1_and_says_how_many_were_unreadable_or_not_graded(tmp_path, write_nb, correct_nb,
+                                                                              monkeypatch, capsys):
+    from autograder import cli
+
+    subs = write_nb("fine", correct_nb).parent.parent
+    write_nb("broken", "{ not json")
+    write_nb("unlucky", correct_nb)
+    real = cohort_grade.grade
+    monkeypatch.setattr(cohort_grade, "grade", _flaky(real, {"unlucky": 2}, tmp_path / "count"))
+    args = ["grade-cohort", str(subs), "--assignment", EXEMPLAR, "--out", str(tmp_path / "out"), "--workers", "1",
+            "--no-gradebook", "--quiet", "--timeout", "15", "--call-timeout", "5"]
+    assert cli.main(args) == 1
+    last = capsys.readouterr().err.rstrip().splitlines()[-1]
+    assert last.startswith("pdl: 1 not graded") and "1 unreadable" in last and "unlucky" in last and "broken" in last
+    monkeypatch.setattr(cohort_grade, "grade", real)
+    assert cli.main(args) == 1  # the unlucky one graded now; the unreadable one still is
+    last = capsys.readouterr().err.rstrip().splitlines()[-1]
+    assert last.startswith("pdl: 0 not graded") and "1 unreadable" in last

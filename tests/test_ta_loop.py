@@ -17,17 +17,17 @@ from autograder.cohort import handscores, layouts, outputs, pages
 from autograder.course import nbgrader as nbgrader_course
 from autograder.cohort.handscores import csv_uncell
 from autograder.cohort.record import CohortSummary, Record
-from autograder.run.record import TestResult
+from autograder.run.record import Answer, TestResult
 from autograder.run.paths import REPO
 from conftest import EXEMPLAR
 
 EXAMPLES = REPO / "examples" / "submissions" / EXEMPLAR
 
 
-def pdl(*args):
+def pdl(*args, rc: int = 0):
     proc = subprocess.run([sys.executable, "-m", "autograder.cli", *map(str, args)], cwd=REPO,
                           capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == rc, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout + proc.stderr
 
 
@@ -79,8 +79,9 @@ def test_demo_cohort_then_hand_scores_reach_grades_gradebook_and_feedback(tmp_pa
     # the demo's cohort step (scripts/demo.sh), into a folder of this test's own
     cmd = ["grade-cohort", EXAMPLES, "--assignment", EXEMPLAR, "--call-timeout", "5", "--out", out,
            "--gradebook", db, "--quiet"]
-    first = pdl(*cmd)
+    first = pdl(*cmd, rc=1)  # the invalid JSON is unreadable: exit status 1, its last line says so
     assert "registering" in first and "5 graded now" in first
+    assert first.rstrip().splitlines()[-1].startswith("pdl: 0 not graded") and "1 unreadable" in first
     assert release.exists() == release_before  # nbgrader's release went to a temporary folder
     grades = {r["student"]: r for r in rows(out / "grades.csv")}
     assert grades["partial"]["written"] == "0.0" and grades["partial"]["written_ungraded"] == "2"
@@ -91,7 +92,7 @@ def test_demo_cohort_then_hand_scores_reach_grades_gradebook_and_feedback(tmp_pa
     comment = "Right idea: $\\partial_\\alpha \\varphi$ is a sigmoid, but <b>no</b> latent heat."
     edit_scores(out / "written_scores.csv", {("partial", "written_1"): {"score": "1", "comment": comment},
                                              ("correct", "written_1"): {"score": "1"}})
-    second = pdl(*cmd)
+    second = pdl(*cmd, rc=1)
     assert "0 graded now" in second and "2 new in the CSV" in second
     grades = {r["student"]: r for r in rows(out / "grades.csv")}
     auto = float(grades["partial"]["auto"])  # the tests' score, as graded in the first run
@@ -108,7 +109,7 @@ def test_demo_cohort_then_hand_scores_reach_grades_gradebook_and_feedback(tmp_pa
 
     # another TA grades in formgrader (same gradebook); the CSV's scores stay
     formgrader(db, "correct", "written_2", score=0.5, comment="half: the spinodal is missing")
-    third = pdl(*cmd)
+    third = pdl(*cmd, rc=1)
     assert "1 new in the gradebook" in third
     scores = {(r["student"], r["question"]): r for r in rows(out / "written_scores.csv")}
     assert (scores[("correct", "written_2")]["score"], scores[("correct", "written_2")]["comment"]) == \
@@ -122,7 +123,7 @@ def test_demo_cohort_then_hand_scores_reach_grades_gradebook_and_feedback(tmp_pa
     edit_scores(out / "written_scores.csv", {("partial", "written_1"): {"score": "0"}}, later=True)
     fourth = subprocess.run([sys.executable, "-m", "autograder.cli", *map(str, cmd)], cwd=REPO,
                             capture_output=True, text=True, timeout=600)
-    assert fourth.returncode == 0 and "changed in both places" in fourth.stderr
+    assert fourth.returncode == 1 and "changed in both places" in fourth.stderr
     scores = {(r["student"], r["question"]): r for r in rows(out / "written_scores.csv")}
     assert scores[("partial", "written_1")]["score"] == "0"
     conflicts = rows(out / "hand_score_conflicts.csv")
@@ -213,7 +214,7 @@ def test_csv_cells_that_look_like_formulas_are_inert(tmp_path):
     names = ["=HYPERLINK(\"http://x\",\"y\")", "+1", "\t=1"]
     results = [Record(student=s, name=n, email=f"@{s}", assignment=EXEMPLAR, submission="", score=0.0, max_score=1.0,
                       errors=[f"=cmd|' /C calc'!A0 {s}"],
-                      manual=[{"question": "written_1", "points": 1.0, "text": "x", "missing": False, "blank": False}])
+                      manual=[Answer("written_1", 1.0, text="x")])
                for s, n in zip(ids, names)]
     summary = CohortSummary(assignment=EXEMPLAR, version="v", results=results)
     outputs.write_outputs(summary, tmp_path)
@@ -275,7 +276,7 @@ def test_hand_score_merge_rule(tmp_path, monkeypatch):
         hand = handscores.merge(out, EXEMPLAR, maxima, db)
         summary = CohortSummary(assignment=EXEMPLAR, results=[
             Record(student=s, assignment=EXEMPLAR, submission="",
-                   manual=[{"question": q, "points": 2.0, "text": "x"} for (s2, q) in maxima if s2 == s])
+                   manual=[Answer(q, 2.0, text="x") for (s2, q) in maxima if s2 == s])
             for s in ("ann", "ben")])
         handscores.remember_csv(out, hand, outputs.write_written_scores(summary, out / "written_scores.csv", hand))
         state = handscores.State(out / "hand_scores.json")

@@ -76,7 +76,19 @@ class Term:
 
     @property
     def mean_score(self) -> float | None:
-        return sum(float(r.score) for r in self.records) / len(self.records) if self.records else None
+        """Over the records that hold a grade (not those the grader failed on)."""
+        graded = [r for r in self.records if r.graded]
+        return sum(float(r.score) for r in graded) / len(graded) if graded else None
+
+    @property
+    def not_graded(self) -> list[Record]:
+        """The grader failed on these (twice): no grade; the next run grades them again."""
+        return [r for r in self.records if not r.graded]
+
+    @property
+    def unreadable(self) -> list[Record]:
+        """The notebook could not be read (0, with what to do in its feedback)."""
+        return [r for r in self.records if r.graded and any(t.error == "invalid_notebook" for t in r.tests)]
 
     @property
     def with_notes(self) -> list[Record]:
