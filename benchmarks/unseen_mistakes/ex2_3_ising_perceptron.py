@@ -4,23 +4,23 @@ from scipy import optimize, special
 LOG2 = np.log(2.0)
 
 
-def _eps(R):
+def _um_eps(R):
     return np.arccos(np.clip(R, -1.0, 1.0)) / np.pi
 
 
-def _h(R):
+def _um_h(R):
     R = np.asarray(R, dtype=float)
     return LOG2 - special.xlogy((1 - R) / 2, 1 - R) - special.xlogy((1 + R) / 2, 1 + R)
 
 
-def _s(R, alpha):
+def _um_s(R, alpha):
     R, alpha = np.broadcast_arrays(np.asarray(R, dtype=float), np.asarray(alpha, dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
-        logterm = np.where(alpha == 0, 0.0, alpha * np.log(1 - _eps(R)))
-    return LOG2 - _h(R) - logterm
+        logterm = np.where(alpha == 0, 0.0, alpha * np.log(1 - _um_eps(R)))
+    return LOG2 - _um_h(R) - logterm
 
 
-def _students(N):
+def _um_students(N):
     k = np.arange(2 ** N)[:, None]
     return 1 - 2 * ((k >> np.arange(N)[None, :]) & 1)   # all of {-1,+1}^N, one per row
 
@@ -43,7 +43,7 @@ def overlap_entropy(R):
 def annealed_counts(N, n):
     k = np.arange(N)
     R = 2 * k / N - 1
-    return special.comb(N, k) * (1 - _eps(R)) ** n
+    return special.comb(N, k) * (1 - _um_eps(R)) ** n
 
 
 # %% mistake: load term with the wrong sign
@@ -53,8 +53,8 @@ def annealed_counts(N, n):
 def annealed_action(R, alpha):
     R, alpha = np.broadcast_arrays(np.asarray(R, dtype=float), np.asarray(alpha, dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
-        logterm = np.where(alpha == 0, 0.0, alpha * np.log(1 - _eps(R)))
-    s = LOG2 - _h(R) + logterm
+        logterm = np.where(alpha == 0, 0.0, alpha * np.log(1 - _um_eps(R)))
+    s = LOG2 - _um_h(R) + logterm
     return float(s) if s.ndim == 0 else s
 
 
@@ -66,12 +66,12 @@ def interior_minimum(alpha):
     if alpha == 0:
         return 0.0, 0.0
     R = np.linspace(0.0, 1 - 1e-9, 20001)
-    s = _s(R, alpha)
+    s = _um_s(R, alpha)
     inner = np.where((s[1:-1] < s[:-2]) & (s[1:-1] < s[2:]))[0] + 1
     if len(inner) == 0:
         return 1.0, float(LOG2)
     i = inner[0]
-    res = optimize.minimize_scalar(lambda r: float(_s(r, alpha)), bounds=(R[i - 1], R[i + 1]),
+    res = optimize.minimize_scalar(lambda r: float(_um_s(r, alpha)), bounds=(R[i - 1], R[i + 1]),
                                    method="bounded", options={"xatol": 1e-12})
     return float(res.x), float(res.fun)
 
@@ -84,7 +84,7 @@ def count_consistent_students(teacher, X):
     teacher = np.asarray(teacher)
     X = np.asarray(X, dtype=float).reshape(-1, len(teacher))
     N = len(teacher)
-    th = _students(N)
+    th = _um_students(N)
     y = np.sign(X @ teacher)
     ok = np.all(np.sign(th @ X.T) == y[None, :], axis=1)
     k = np.sum(th[ok] != teacher[None, :], axis=1)
@@ -100,7 +100,7 @@ def enumerate_version_space(N, alpha, seed):
     teacher = rng.choice([-1, 1], size=N)
     n = int(round(alpha * N))
     X = rng.standard_normal((n, N))
-    th = _students(N)
+    th = _um_students(N)
     y = np.sign(X @ teacher)
     ok = np.all(np.sign(th @ X.T) == y[None, :], axis=1)
     k = np.sum(th[ok] == teacher[None, :], axis=1)
@@ -108,4 +108,4 @@ def enumerate_version_space(N, alpha, seed):
     R = 2 * np.arange(N + 1) / N - 1
     Z = int(counts.sum())
     return {"n": n, "R": R, "counts": counts, "Z": Z, "log_Z": float(np.log(Z) / N - LOG2),
-            "eps_mean": float(np.sum(counts * _eps(R)) / Z)}
+            "eps_mean": float(np.sum(counts * _um_eps(R)) / Z)}

@@ -2,14 +2,14 @@ import numpy as np
 from scipy import optimize, special
 
 
-def _h(m):
+def _um_h(m):
     m = np.asarray(m, dtype=float)
     return np.log(2.0) - special.xlogy((1 - m) / 2, 1 - m) - special.xlogy((1 + m) / 2, 1 + m)
 
 
-def _s(m, beta, dJ, B):
+def _um_s(m, beta, dJ, B):
     m = np.asarray(m, dtype=float)
-    return -dJ * m**2 / 2 - B * m - _h(m) / beta
+    return -dJ * m**2 / 2 - B * m - _um_h(m) / beta
 
 
 # %% mistake: entropy multiplied by beta
@@ -18,7 +18,7 @@ def _s(m, beta, dJ, B):
 # truth: the entropy enters as -beta h(m) instead of -h(m)/beta (temperature and inverse temperature confused).
 def ising_action(m, beta, dJ, B):
     m = np.asarray(m, dtype=float)
-    s = -dJ * m**2 / 2 - B * m - beta * _h(m)
+    s = -dJ * m**2 / 2 - B * m - beta * _um_h(m)
     return float(s) if np.ndim(s) == 0 else s
 
 
@@ -54,7 +54,7 @@ def curie_weiss_iterate(beta, B, m0, steps):
 # truth: the m grid and an array of fields B are combined without a new axis, so an array of fields fails to broadcast (and one max shift would be shared); each field needs its own integral.
 def finite_N_magnetization(B, N, beta, dJ):
     m = np.linspace(-1, 1, 200001)
-    logw = -N * beta * _s(m, beta, dJ, B)
+    logw = -N * beta * _um_s(m, beta, dJ, B)
     w = np.exp(logw - np.max(logw))
     return float(np.trapezoid(m * w, m) / np.trapezoid(w, m))
 
@@ -68,7 +68,7 @@ def finite_N_susceptibility(B, N, beta, dJ):
     m = np.linspace(-1, 1, 200001)
     out = []
     for b in Bs:
-        logw = -N * beta * _s(m, beta, dJ, b)
+        logw = -N * beta * _um_s(m, beta, dJ, b)
         w = np.exp(logw - logw.max())
         Z = np.trapezoid(w, m)
         out.append(N * beta * np.trapezoid(m**2 * w, m) / Z)

@@ -3,23 +3,23 @@ import math
 import numpy as np
 
 
-def _pairings(items):
+def _um_pairings(items):
     if not items:
         return [()]
     first, rest = items[0], items[1:]
     out = []
     for k in range(len(rest)):
-        for sub in _pairings(rest[:k] + rest[k + 1:]):
+        for sub in _um_pairings(rest[:k] + rest[k + 1:]):
             out.append(((first, rest[k]),) + sub)
     return out
 
 
-def _set_partitions(elems):
+def _um_set_partitions(elems):
     if not elems:
         yield []
         return
     first, rest = elems[0], elems[1:]
-    for part in _set_partitions(rest):
+    for part in _um_set_partitions(rest):
         for i in range(len(part)):
             yield part[:i] + [[first] + part[i]] + part[i + 1:]
         yield [[first]] + part
@@ -32,7 +32,7 @@ def _set_partitions(elems):
 def pair_partitions(p):
     if p == 0 or p % 2:
         return []
-    return _pairings(list(range(p)))
+    return _um_pairings(list(range(p)))
 
 
 # %% mistake: partner loop skips the last element
@@ -95,7 +95,7 @@ def moments_to_cumulants(moments):
     for mask in range(1, 2**p):
         members = [i for i in range(p) if mask >> i & 1]
         total = 0.0
-        for part in _set_partitions(members):
+        for part in _um_set_partitions(members):
             prod = 1.0
             for block in part:
                 prod *= moments[sum(1 << i for i in block)]

@@ -2,11 +2,11 @@ import numpy as np
 from scipy import special
 
 
-def _erf_k(K11, K22, K12, sigma_w=1.0):
+def _um_erf_k(K11, K22, K12, sigma_w=1.0):
     return sigma_w * 2 / np.pi * np.arcsin(2 * K12 / np.sqrt((1 + 2 * K11) * (1 + 2 * K22)))
 
 
-def _relu_k(K11, K22, K12, sigma_w=2.0):
+def _um_relu_k(K11, K22, K12, sigma_w=2.0):
     K11, K22, K12 = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (K11, K22, K12)))
     n = np.sqrt(K11 * K22)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -44,7 +44,7 @@ def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
     K = sigma_w * X @ X.T / X.shape[1] + sigma_b
     for _ in range(depth):
         d = np.diag(K)
-        F = _erf_k if activation == "erf" else _relu_k
+        F = _um_erf_k if activation == "erf" else _um_relu_k
         K = F(d[:, None], d[None, :], K, sigma_w)
     return K
 
@@ -58,7 +58,7 @@ def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
     K = sigma_w * X.T @ X / X.shape[1] + sigma_b
     for _ in range(depth):
         d = np.diag(K)
-        F = _erf_k if activation == "erf" else _relu_k
+        F = _um_erf_k if activation == "erf" else _um_relu_k
         K = F(d[:, None], d[None, :], K, sigma_w) + sigma_b
     return K
 

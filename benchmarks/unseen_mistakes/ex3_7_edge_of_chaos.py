@@ -2,23 +2,23 @@ import numpy as np
 from scipy import integrate, optimize, special
 
 
-def _gauss(f):
+def _um_gauss(f):
     return integrate.quad(lambda z: f(z) * np.exp(-z * z / 2) / np.sqrt(2 * np.pi), -np.inf, np.inf,
                           epsabs=1e-14, epsrel=1e-12, limit=400)[0]
 
 
-def _V(q, sigma_w, sigma_b, phi, relu_factor=0.5):
+def _um_V(q, sigma_w, sigma_b, phi, relu_factor=0.5):
     q = np.asarray(q, dtype=float)
     if phi == "relu":
         out = sigma_w * relu_factor * q + sigma_b
     elif phi == "erf":
         out = sigma_w * 2 / np.pi * np.arcsin(2 * q / (1 + 2 * q)) + sigma_b
     else:
-        out = np.vectorize(lambda qq: sigma_w * _gauss(lambda z: np.tanh(np.sqrt(qq) * z) ** 2) + sigma_b)(q)
+        out = np.vectorize(lambda qq: sigma_w * _um_gauss(lambda z: np.tanh(np.sqrt(qq) * z) ** 2) + sigma_b)(q)
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _qstar(sigma_w, sigma_b, phi, q0=1.0):
+def _um_qstar(sigma_w, sigma_b, phi, q0=1.0):
     if phi == "relu":
         if sigma_w < 2:
             return sigma_b / (1 - sigma_w / 2)
@@ -26,18 +26,18 @@ def _qstar(sigma_w, sigma_b, phi, q0=1.0):
     slope0 = 1.0 if phi == "tanh" else 4 / np.pi
     if sigma_b == 0 and sigma_w * slope0 <= 1:
         return 0.0
-    f = lambda q: _V(q, sigma_w, sigma_b, phi) - q
+    f = lambda q: _um_V(q, sigma_w, sigma_b, phi) - q
     lo = 1e-10 if sigma_b == 0 else 0.0
     return float(optimize.brentq(f, lo, sigma_w + sigma_b + 1.0, xtol=1e-14, rtol=1e-13))
 
 
-def _chi1(sigma_w, sigma_b, phi, q=None):
-    q = _qstar(sigma_w, sigma_b, phi) if q is None else q
+def _um_chi1(sigma_w, sigma_b, phi, q=None):
+    q = _um_qstar(sigma_w, sigma_b, phi) if q is None else q
     if phi == "relu":
         return sigma_w / 2
     if phi == "erf":
         return sigma_w * (4 / np.pi) / np.sqrt(1 + 4 * q)
-    return sigma_w * _gauss(lambda z: 1 / np.cosh(np.sqrt(q) * z) ** 4)
+    return sigma_w * _um_gauss(lambda z: 1 / np.cosh(np.sqrt(q) * z) ** 4)
 
 
 # %% mistake: ReLU map without the one half
@@ -45,7 +45,7 @@ def _chi1(sigma_w, sigma_b, phi, q=None):
 # kind: factor
 # truth: for ReLU E[relu(sqrt(q) z)^2] = q/2, so V(q) = sigma_w q/2 + sigma_b; the factor 1/2 is missing.
 def variance_map(q, sigma_w, sigma_b, phi):
-    return _V(q, sigma_w, sigma_b, phi, relu_factor=1.0)
+    return _um_V(q, sigma_w, sigma_b, phi, relu_factor=1.0)
 
 
 # %% mistake: critical ReLU declared divergent
@@ -57,7 +57,7 @@ def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
         if sigma_w < 2:
             return sigma_b / (1 - sigma_w / 2)
         return float("inf")
-    return _qstar(sigma_w, sigma_b, phi, q0)
+    return _um_qstar(sigma_w, sigma_b, phi, q0)
 
 
 # %% mistake: chi1 at the bias-free fixed point
@@ -65,7 +65,7 @@ def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
 # kind: ignored-arg
 # truth: sigma_b is ignored: chi_1 is evaluated at the fixed point of the map without bias, q*(sigma_w, 0), instead of q*(sigma_w, sigma_b).
 def chi1(sigma_w, sigma_b, phi):
-    return float(_chi1(sigma_w, 0.0, phi))
+    return float(_um_chi1(sigma_w, 0.0, phi))
 
 
 # %% mistake: negative depth in the chaotic phase
@@ -73,7 +73,7 @@ def chi1(sigma_w, sigma_b, phi):
 # kind: branch
 # truth: xi = -1/log(chi_1) is used in both phases; in the chaotic phase (chi_1 > 1) it must be 1/log(chi_1) (the absolute value), so xi comes out negative there.
 def correlation_depth(sigma_w, sigma_b, phi):
-    c = _chi1(sigma_w, sigma_b, phi)
+    c = _um_chi1(sigma_w, sigma_b, phi)
     if c == 1:
         return float("inf")
     return float(-1 / np.log(c))
@@ -84,10 +84,10 @@ def correlation_depth(sigma_w, sigma_b, phi):
 # kind: upstream (chi1)
 # truth: chi1 drops the factor 4/pi of E[erf'(sqrt(q) z)^2] = (4/pi)/sqrt(1 + 4q) for erf; critical_sigma_w, which solves chi1 = 1, is right but inherits the error.
 def chi1(sigma_w, sigma_b, phi):
-    q = _qstar(sigma_w, sigma_b, phi)
+    q = _um_qstar(sigma_w, sigma_b, phi)
     if phi == "erf":
         return float(sigma_w / np.sqrt(1 + 4 * q))
-    return float(_chi1(sigma_w, sigma_b, phi, q))
+    return float(_um_chi1(sigma_w, sigma_b, phi, q))
 
 
 def critical_sigma_w(sigma_b, phi):

@@ -2,7 +2,7 @@ import numpy as np
 import scipy.linalg
 
 
-def _J(params, X, dphi_is_phi=False, fan_in=True):
+def _um_J(params, X, dphi_is_phi=False, fan_in=True):
     a, c = np.asarray(params["a"], dtype=float), np.asarray(params["c"], dtype=float)
     X = np.atleast_2d(np.asarray(X, dtype=float))
     N, d = a.shape
@@ -20,7 +20,7 @@ def _J(params, X, dphi_is_phi=False, fan_in=True):
 # kind: factor
 # truth: d f / d a_ij = N^(-1/2) c_i phi'(a_i.x/sqrt(d)) x_j / sqrt(d); the chain-rule factor 1/sqrt(d) from the preactivation is missing.
 def tangent_features(params, X):
-    return _J(params, X, fan_in=False)
+    return _um_J(params, X, fan_in=False)
 
 
 # %% mistake: phi instead of phi' in the hidden-weight gradient
@@ -28,7 +28,7 @@ def tangent_features(params, X):
 # kind: upstream (tangent_features)
 # truth: tangent_features uses phi(u) instead of phi'(u) in the derivative with respect to a_ij; empirical_ntk = J J^T, which is built from it, is right but inherits the wrong features.
 def tangent_features(params, X):
-    return _J(params, X, dphi_is_phi=True)
+    return _um_J(params, X, dphi_is_phi=True)
 
 
 def empirical_ntk(params, X):

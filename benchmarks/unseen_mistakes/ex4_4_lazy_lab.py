@@ -2,11 +2,11 @@ import numpy as np
 from scipy import integrate
 
 
-def _fwd(a, c, x, gamma):
+def _um_fwd(a, c, x, gamma):
     return np.tanh(np.outer(np.asarray(x, dtype=float), a)) @ c / a.size ** gamma
 
 
-def _train(params, x, y, gamma, eta, steps, record_every, per_n=False, late_record=False):
+def _um_train(params, x, y, gamma, eta, steps, record_every, per_n=False, late_record=False):
     a = np.array(params["a"], dtype=float)
     c = np.array(params["c"], dtype=float)
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -14,7 +14,7 @@ def _train(params, x, y, gamma, eta, steps, record_every, per_n=False, late_reco
     rec = {k: [] for k in ("step", "loss", "residual", "ntk", "a", "c")}
 
     def record(k):
-        r = _fwd(a, c, x, gamma) - y
+        r = _um_fwd(a, c, x, gamma) - y
         rec["step"].append(k)
         rec["loss"].append(0.5 * r @ r)
         rec["residual"].append(r)
@@ -53,7 +53,7 @@ def forward(params, x, gamma):
 # kind: off-by-one
 # truth: each record is taken after the update of step k but labeled k, so the weights, residual and NTK recorded at step k are those of step k + 1 (step 0 is never the initial network).
 def train(params, x, y, gamma, eta, steps, record_every):
-    return _train(params, x, y, gamma, eta, steps, record_every, late_record=True)
+    return _um_train(params, x, y, gamma, eta, steps, record_every, late_record=True)
 
 
 # %% mistake: gradient of the mean loss
@@ -61,7 +61,7 @@ def train(params, x, y, gamma, eta, steps, record_every):
 # kind: factor
 # truth: the gradient is divided by the number of training points n (the gradient of the mean squared error); the loss here is 1/2 sum (f - y)^2 with no 1/n.
 def train(params, x, y, gamma, eta, steps, record_every):
-    return _train(params, x, y, gamma, eta, steps, record_every, per_n=True)
+    return _um_train(params, x, y, gamma, eta, steps, record_every, per_n=True)
 
 
 # %% mistake: quad on arrays
@@ -90,7 +90,7 @@ def residual_modes(ntk0, residuals):
 # truth: kernel_drift divides by ||Theta_end||_F instead of ||Theta_0||_F; drift_exponent, which averages kernel_drift and fits the slope, is right but inherits the error.
 def kernel_drift(N, gamma, seed, eta=0.02, steps=40_000):
     x, y = lab_data()
-    rec = _train(init_params(N, gamma, seed), x, y, gamma, eta, steps, max(steps, 1))
+    rec = _um_train(init_params(N, gamma, seed), x, y, gamma, eta, steps, max(steps, 1))
     return float(np.linalg.norm(rec["ntk"][-1] - rec["ntk"][0]) / np.linalg.norm(rec["ntk"][-1]))
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 
 
-def _mf(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activation="tanh", params0=None,
+def _um_mf(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activation="tanh", params0=None,
         deriv_act=None, lr_exp=None):
     p = init_neurons(N, seed) if params0 is None else params0
     a = np.array(p["a"], dtype=float)
@@ -40,7 +40,7 @@ def _mf(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activation="
 # kind: ignored-arg
 # truth: the activation argument is used for phi but not for phi': the a-update always uses the tanh derivative sech^2, so ReLU runs are wrong.
 def mf_train(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activation="tanh", params0=None):
-    return _mf(N, steps, dtau, seed, gamma, record_every, y, activation, params0, deriv_act="tanh")
+    return _um_mf(N, steps, dtau, seed, gamma, record_every, y, activation, params0, deriv_act="tanh")
 
 
 # %% mistake: learning rate not rescaled with N
@@ -48,7 +48,7 @@ def mf_train(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activat
 # kind: factor
 # truth: the step uses eta = dtau instead of eta = N^(2 gamma - 1) dtau, so each update is dtau N^(-gamma) times the sum instead of dtau N^(gamma - 1).
 def mf_train(N, steps, dtau, seed, gamma=1.0, record_every=None, y=None, activation="tanh", params0=None):
-    return _mf(N, steps, dtau, seed, gamma, record_every, y, activation, params0, lr_exp=-gamma)
+    return _um_mf(N, steps, dtau, seed, gamma, record_every, y, activation, params0, lr_exp=-gamma)
 
 
 # %% mistake: population standard deviation over seeds
@@ -65,7 +65,7 @@ def init_output_scale(N, gamma, seeds, x=1.0):
 # kind: off-by-one
 # truth: the number of steps is int(tau / dtau), which drops a step when tau / dtau is 28.999... in floating point; it should be round(tau / dtau).
 def kernel_drift_dial(N, gamma, seed, tau=20.0, dtau=0.02):
-    run = _mf(N, int(tau / dtau), dtau, seed, gamma)
+    run = _um_mf(N, int(tau / dtau), dtau, seed, gamma)
     return float(np.linalg.norm(run["ntk"][-1] - run["ntk"][0]) / np.linalg.norm(run["ntk"][0]))
 
 

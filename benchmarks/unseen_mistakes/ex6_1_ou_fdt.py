@@ -1,7 +1,7 @@
 import numpy as np
 
 
-def _ou(k, D, dt, steps, n_paths, rng, x0=None, noise_factor=1.0, reseed=False):
+def _um_ou(k, D, dt, steps, n_paths, rng, x0=None, noise_factor=1.0, reseed=False):
     g = np.random.default_rng(rng)
     x = np.empty((steps + 1, n_paths))
     x[0] = g.normal(0.0, np.sqrt(D / (2 * k)), size=n_paths) if x0 is None else x0
@@ -18,7 +18,7 @@ def _ou(k, D, dt, steps, n_paths, rng, x0=None, noise_factor=1.0, reseed=False):
 # kind: factor
 # truth: the noise increment is sqrt(2 D dt) z, but with the correlator D delta(t - t') it is sqrt(D dt) z (the factor 2 belongs to the convention 2D delta).
 def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
-    return _ou(k, D, dt, steps, n_paths, rng, x0, noise_factor=2.0)
+    return _um_ou(k, D, dt, steps, n_paths, rng, x0, noise_factor=2.0)
 
 
 # %% mistake: generator re-seeded every step
@@ -26,7 +26,7 @@ def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
 # kind: reseed
 # truth: np.random.default_rng(rng) is called inside the time loop, so with an int seed every step draws the same noise vector z instead of independent increments.
 def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
-    return _ou(k, D, dt, steps, n_paths, rng, x0, reseed=True)
+    return _um_ou(k, D, dt, steps, n_paths, rng, x0, reseed=True)
 
 
 # %% mistake: response 1 at equal times

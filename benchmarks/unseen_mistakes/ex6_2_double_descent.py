@@ -1,7 +1,7 @@
 import numpy as np
 
 
-def _data(P, nu, r, D, sigma0, g, r_is_sd=False):
+def _um_data(P, nu, r, D, sigma0, g, r_is_sd=False):
     n = max(1, int(round(P / nu)))
     X = g.standard_normal((n, P))
     w_star = g.normal(0.0, r if r_is_sd else np.sqrt(r), size=P)
@@ -16,7 +16,7 @@ def _data(P, nu, r, D, sigma0, g, r_is_sd=False):
 # kind: factor
 # truth: w_star is drawn with standard deviation r instead of sqrt(r): r is the variance of the teacher weights.
 def make_teacher_student(P, nu, r, D, sigma0, rng):
-    return _data(P, nu, r, D, sigma0, np.random.default_rng(rng), r_is_sd=True)
+    return _um_data(P, nu, r, D, sigma0, np.random.default_rng(rng), r_is_sd=True)
 
 
 # %% mistake: test error without the label noise
@@ -70,7 +70,7 @@ def asymptotic_test_error(nu, r, D, sigma0):
 # truth: the kick z is drawn from a new np.random.default_rng(rng), which replays the data's stream (z = X[0], in the row space of X), instead of continuing the generator g that drew the data.
 def clone_separation(nu, P, eta, steps, rng, record_every=1, delta=1e-3):
     g = np.random.default_rng(rng)
-    data = _data(P, nu, 1.0, 0.1, 1.0, g)
+    data = _um_data(P, nu, 1.0, 0.1, 1.0, g)
     z = np.random.default_rng(rng).standard_normal(P)
     X = data["X"]
     A = X.T @ X / P

@@ -1,7 +1,7 @@
 import numpy as np
 
 
-def _curve(n, a, b, beta, n_modes, power=2):
+def _um_curve(n, a, b, beta, n_modes, power=2):
     k = np.arange(1.0, n_modes + 1.0)
     n_arr = np.asarray(n, dtype=float)
     out = np.sum(k ** -b / (1 + n_arr[..., None] * beta * k ** -a) ** power, axis=-1)
@@ -35,7 +35,7 @@ def manifold_dimension(alpha_P, loss="mse"):
 # kind: factor
 # truth: the residual of mode k is (1 - filter)^2 y_k^2 = k^-b / (1 + n beta k^-a)^2; the square of the denominator is missing.
 def spectral_learning_curve(n, a, b, beta, n_modes):
-    return _curve(n, a, b, beta, n_modes, power=1)
+    return _um_curve(n, a, b, beta, n_modes, power=1)
 
 
 # %% mistake: beta not passed on
@@ -44,7 +44,7 @@ def spectral_learning_curve(n, a, b, beta, n_modes):
 # truth: beta is ignored: the learning curve is evaluated at beta = 1 instead of the beta given.
 def measured_exponent(a, b, ns, beta=1.0, n_modes=10**6):
     ns = np.asarray(ns, dtype=float)
-    L = _curve(ns, a, b, 1.0, n_modes)
+    L = _um_curve(ns, a, b, 1.0, n_modes)
     return float(-np.polyfit(np.log(ns), np.log(L), 1)[0])
 
 

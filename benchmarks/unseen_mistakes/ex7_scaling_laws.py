@@ -1,7 +1,7 @@
 import numpy as np
 
 
-def _alloc(C, E, A, B, alpha, beta, flops_per=6.0):
+def _um_alloc(C, E, A, B, alpha, beta, flops_per=6.0):
     C = np.asarray(C, dtype=float)
     P = ((alpha * A) / (beta * B) * (C / flops_per) ** beta) ** (1.0 / (alpha + beta))
     n = C / (flops_per * P)
@@ -16,7 +16,7 @@ def _alloc(C, E, A, B, alpha, beta, flops_per=6.0):
 # kind: ignored-arg
 # truth: E is ignored: the returned minimal loss is A P^-alpha + B n^-beta without the irreducible term E.
 def compute_optimal_allocation(C, E, A, B, alpha, beta):
-    return _alloc(C, 0.0, A, B, alpha, beta)
+    return _um_alloc(C, 0.0, A, B, alpha, beta)
 
 
 # %% mistake: budget P n = C, used by tokens_per_parameter
@@ -24,7 +24,7 @@ def compute_optimal_allocation(C, E, A, B, alpha, beta):
 # kind: upstream (compute_optimal_allocation)
 # truth: compute_optimal_allocation spends the budget as P n = C, dropping the 6 FLOPs per parameter per token of C = 6 P n; tokens_per_parameter, which takes n/P from it, is right but inherits the error.
 def compute_optimal_allocation(C, E, A, B, alpha, beta):
-    return _alloc(C, E, A, B, alpha, beta, flops_per=1.0)
+    return _um_alloc(C, E, A, B, alpha, beta, flops_per=1.0)
 
 
 def tokens_per_parameter(C, A, B, alpha, beta):
