@@ -270,8 +270,8 @@ def test_a_stub_upstream_is_charged_where_it_is_and_its_callers_follow_it(write_
     assert ge and all(t.points == 0 for t in ge)
     callers = [t for t in report.tests if t.function == "annealed_action" and not t.passed]
     assert callers and all(t.carried_from == ["generalization_error"] for t in callers)
-    lost = {row["function"]: row["lost"] for row in report.functions}
-    advertised = {row["function"]: row["max_points"] for row in report.functions}
+    lost = {row.function: row.lost for row in report.functions}
+    advertised = {row.function: row.max_points for row in report.functions}
     assert lost["generalization_error"] == advertised["generalization_error"]
     assert report.max_score - report.score == advertised["generalization_error"]
 
@@ -301,7 +301,7 @@ def test_a_generator_passed_to_a_replaced_function_draws_the_students_stream(tmp
     report = grade(path, assignment, call_timeout=20)
     norms = [t for t in report.tests if t.function == "dln_output_norms" and not t.passed]
     assert norms and all(t.carried_from == ["dln_outputs"] for t in norms), [(t.name, t.message) for t in norms]
-    lost = {row["function"]: row["lost"] for row in report.functions}
+    lost = {row.function: row.lost for row in report.functions}
     assert lost.get("dln_output_norms", 0) == 0 and lost["dln_outputs"] > 0
 
 

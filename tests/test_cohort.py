@@ -19,7 +19,9 @@ from autograder.cohort.grade import grade_cohort
 from autograder.cohort.layouts import discover, safe_extract
 from autograder.cohort.outputs import record_in_gradebook, write_outputs
 from autograder.cohort.pages import feedback_html
+from autograder.cohort.record import Record
 from autograder.run.paths import REPO
+from autograder.run.record import TestResult
 from autograder.run.sandbox import namespaces_available
 from autograder.course.synth import hostile_cohort
 from conftest import EXEMPLAR
@@ -56,39 +58,39 @@ def cohort(tmp_path_factory, correct_nb):
 @COHORT
 def test_every_submission_has_a_row(cohort):
     cases, summary, _, _ = cohort
-    assert sorted(r["student"] for r in summary["results"]) == sorted(cases)
+    assert sorted(r.student for r in summary.results) == sorted(cases)
 
 
 @COHORT
 def test_each_case_gets_what_its_honest_content_deserves(cohort):
     cases, summary, _, _ = cohort
-    by = {r["student"]: r for r in summary["results"]}
-    full = by["good1"]["max_score"]
+    by = {r.student: r for r in summary.results}
+    full = by["good1"].max_score
     assert full > 0
     for student, (_, deserves) in cases.items():
-        score = by[student]["score"]
+        score = by[student].score
         expected = {"full": score == full, "zero": score == 0, "less": 0 < score < full,
                     "partial": 0 < score < full}[deserves]
-        assert expected, (student, score, full, by[student]["errors"][:2])
-    assert by["good1"]["score"] == by["good2"]["score"] == by["good3"]["score"] == full
+        assert expected, (student, score, full, by[student].errors[:2])
+    assert by["good1"].score == by["good2"].score == by["good3"].score == full
 
 
 @COHORT
 def test_broken_submissions_say_why(cohort):
     _, summary, _, _ = cohort
-    by = {r["student"]: r for r in summary["results"]}
-    assert any("not valid JSON" in e for e in by["bad_json"]["errors"])
-    assert any("empty" in e for e in by["empty"]["errors"])
-    assert any("time limit" in e for e in by["loop"]["errors"])
-    assert any("did not finish" in t["message"] for t in by["never_returns"]["tests"])
+    by = {r.student: r for r in summary.results}
+    assert any("not valid JSON" in e for e in by["bad_json"].errors)
+    assert any("empty" in e for e in by["empty"].errors)
+    assert any("time limit" in e for e in by["loop"].errors)
+    assert any("did not finish" in t.message for t in by["never_returns"].tests)
 
 
 @COHORT
 def test_unsafe_zip_members_are_refused_and_reported(cohort, tmp_path):
     _, summary, _, archive = cohort
-    refused = [u for u in summary["unmatched"] if "refused" in u]
+    refused = [u for u in summary.unmatched if "refused" in u]
     assert len(refused) == 2 and not (archive.parent.parent / "escaped.ipynb").exists()
-    assert any("notes.txt" in u for u in summary["unmatched"])
+    assert any("notes.txt" in u for u in summary.unmatched)
     assert len(safe_extract(archive, tmp_path)) == 2
 
 
@@ -96,8 +98,8 @@ def test_unsafe_zip_members_are_refused_and_reported(cohort, tmp_path):
 def test_rerun_reuses_every_finished_result(cohort):
     cases, summary, out, archive = cohort
     again = grade_cohort(archive, EXEMPLAR, out, workers=2, progress=False, **LIMITS)
-    assert again["graded"] == 0 and again["reused"] == len(cases)
-    assert [r["score"] for r in again["results"]] == [r["score"] for r in summary["results"]]
+    assert again.graded == 0 and again.reused == len(cases)
+    assert [r.score for r in again.results] == [r.score for r in summary.results]
 
 
 @pytest.mark.xdist_group("nbgrader")
@@ -120,7 +122,7 @@ def test_outputs_csv_feedback_report_and_gradebook(cohort, tmp_path):
     record_in_gradebook(summary, db)
     with Gradebook(db) as gb:
         rows = {s.student.id: s.code_score for s in gb.assignment_submissions(EXEMPLAR)}
-    assert rows == {r["student"]: r["score"] for r in summary["results"]}
+    assert rows == {r.student: r.score for r in summary.results}
 
 
 def test_layouts_people_upload(tmp_path, correct_nb):
@@ -153,7 +155,7 @@ def test_planted_names_and_metadata_do_not_move_records(tmp_path):
     (week1 / "carol!").mkdir(parents=True)
     (week1 / "carol!" / f"{EXEMPLAR}.ipynb").write_text(stub)
     first = grade_cohort(week1, EXEMPLAR, out, workers=1, progress=False, **LIMITS)
-    assert [(r["student"], r["found_as"]) for r in first["results"]] == [("carol", "carol!")]
+    assert [(r.student, r.found_as) for r in first.results] == [("carol", "carol!")]
     claim = "s:\n  :submitters:\n  - :name: Carol C\n    :sid: carol\n"
     files = {f"carol!/{EXEMPLAR}.ipynb": stub, f"carol/{EXEMPLAR}.ipynb": stub,
              "mallory/submission_metadata.yml": claim, f"mallory/s/{EXEMPLAR}.ipynb": stub}
@@ -162,13 +164,13 @@ def test_planted_names_and_metadata_do_not_move_records(tmp_path):
         for rel, content in files.items():
             zf.writestr(rel, content)
     second = grade_cohort(archive, EXEMPLAR, out, workers=2, progress=False, **LIMITS)
-    who = {r["found_as"]: r["student"] for r in second["results"]}
+    who = {r.found_as: r.student for r in second.results}
     assert who["carol!"] == "carol" and who["mallory"] == "mallory" and who["carol"].startswith("carol_")
-    assert second["reused"] == 1 and second["graded"] == 2  # carol!'s record is hers, kept
+    assert second.reused == 1 and second.graded == 2  # carol!'s record is hers, kept
     for raw, student in who.items():
         rec = json.loads((out / "records" / f"{student}.json").read_text())
         assert (rec["student"], rec["found_as"], rec["name"]) == (student, raw, raw)
-    assert any(u.startswith("mallory/submission_metadata.yml") and "ignored" in u for u in second["unmatched"])
+    assert any(u.startswith("mallory/submission_metadata.yml") and "ignored" in u for u in second.unmatched)
 
 
 def test_interrupted_run_loses_no_finished_result(tmp_path, correct_nb):
@@ -191,8 +193,8 @@ def test_interrupted_run_loses_no_finished_result(tmp_path, correct_nb):
     for p in (out / "records").glob("*.json"):
         json.loads(p.read_text())  # every record on disk is whole
     summary = grade_cohort(folder, EXEMPLAR, out, workers=2, progress=False, **LIMITS)
-    assert summary["reused"] >= len(kept) and len(summary["results"]) == 6
-    assert len({r["score"] for r in summary["results"]}) == 1
+    assert summary.reused >= len(kept) and len(summary.results) == 6
+    assert len({r.score for r in summary.results}) == 1
 
 
 def _templates_here() -> list:
@@ -214,15 +216,14 @@ def test_dask_local_cluster_gives_the_same_scores(tmp_path, correct_nb, stub_nb)
                                progress=False, **LIMITS)
         with Client(cluster) as client:  # the plugin readied both workers with a warm template
             warm = client.run(_templates_here)
-    scores = {r["student"]: r["score"] for r in summary["results"]}
-    assert scores["stub"] == 0 and scores["good"] == summary["results"][0]["max_score"] > 0
+    scores = {r.student: r.score for r in summary.results}
+    assert scores["stub"] == 0 and scores["good"] == summary.results[0].max_score > 0
     if namespaces_available():
         assert len(warm) == 2 and all(v == [(EXEMPLAR, 1)] for v in warm.values()), warm
 
 
 def test_feedback_html_escapes_student_text():
-    rec = {"student": "<script>x</script>", "assignment": EXEMPLAR, "score": 0, "max_score": 1,
-           "tests": [{"name": "t", "points": 0, "max_points": 1, "passed": False, "message": "<b>oops</b>"}],
-           "errors": ["<img src=x onerror=alert(1)>"]}
+    rec = Record(student="<script>x</script>", assignment=EXEMPLAR, submission="", score=0, max_score=1,
+                 tests=[TestResult("t", 0, 1, False, "<b>oops</b>")], errors=["<img src=x onerror=alert(1)>"])
     out = feedback_html(rec)
     assert "<script>" not in out and "<img src=x" not in out

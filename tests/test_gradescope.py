@@ -235,10 +235,10 @@ def test_every_submitter_of_a_group_submission_gets_the_grade(tmp_path, correct_
         "  - :name: Bo B\n    :sid: bo2\n    :email: bo@example.edu\n")
     summary = grade_cohort(export, "ex2_3_ising_perceptron", tmp_path / "out", workers=1, progress=False,
                            timeout=60, call_timeout=10)
-    by = {r["student"]: r for r in summary["results"]}
+    by = {r.student: r for r in summary.results}
     assert sorted(by) == ["ada1", "bo2"]
-    assert by["ada1"]["score"] == by["bo2"]["score"] == by["ada1"]["max_score"] > 0
-    assert by["bo2"]["email"] == "bo@example.edu" and summary["graded"] == 2
+    assert by["ada1"].score == by["bo2"].score == by["ada1"].max_score > 0
+    assert by["bo2"].email == "bo@example.edu" and summary.graded == 2
     assert sorted(p.name for p in (tmp_path / "out" / "records").glob("*.json")) == ["ada1.json", "bo2.json"]
 
 

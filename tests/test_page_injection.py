@@ -27,6 +27,7 @@ from latex2mathml.converter import convert as library_convert
 from autograder.cohort import browser, markup, outputs, pages
 from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import load
+from autograder.run.record import Answer
 from conftest import EXEMPLAR
 
 needs_chromium = pytest.mark.skipif(browser.find_chromium() is None,
@@ -352,7 +353,7 @@ def test_sanitizer_keeps_only_the_allow_list():
 
 def test_every_page_is_sanitized_and_carries_the_policy():
     rec = Record(student="s", assignment=EXEMPLAR, submission="", score=0, max_score=1,
-                 manual=[{"question": "q", "points": 1, "text": HTML_VECTORS[2] + " $" + TEX_VECTORS[30] + "$"}])
+                 manual=[Answer("q", 1, text=HTML_VECTORS[2] + " $" + TEX_VECTORS[30] + "$")])
     text = pages.page("t", "<script>x</script><p>ok</p>")
     assert "<script>" not in text and "<p>ok</p>" in text
     assert f'<meta http-equiv="Content-Security-Policy" content="{pages.CSP}">' in text

@@ -15,6 +15,7 @@ from autograder.course.generate import build_otter_zip, otter_config
 from autograder.run.paths import REPO
 from autograder.course.source import all_assignments, load
 from autograder.run.mistakes import SourceError
+from autograder.run.record import Answer
 
 WITH_ANSWERS = [a for a in all_assignments() if load(a).written_questions()]
 LAB = "ex5_3_mean_field_lab"
@@ -107,7 +108,8 @@ def test_cohort_written_pages_keep_entered_scores(tmp_path):
     def rec(student, missing=()):
         manual = [{**q, "cell": 1, "text": f"{student} on {q['question']}", "missing": q["question"] in missing,
                    "blank": q["question"] in missing or q["question"] == "written_7"} for q in questions]
-        return Record(student=student, assignment=LAB, submission="", score=1, max_score=2, manual=manual)
+        return Record(student=student, assignment=LAB, submission="", score=1, max_score=2,
+                      manual=[Answer.from_dict(m) for m in manual])
 
     summary = CohortSummary(assignment=LAB, results=[rec("alice"), rec("bob", missing={"written_2"})])
     outputs.write_written_scores(summary, tmp_path / "written_scores.csv")

@@ -43,7 +43,7 @@ def resolve_db_url(db_url: str | None) -> str:
 
 
 def _maxima(summary: CohortSummary) -> dict:
-    return {(rec.student, str(m.get("question", ""))): float(m.get("points", 0) or 0)
+    return {(rec.student, str(m.question)): float(m.points or 0)
             for rec in summary.results for m in rec.manual or []}
 
 
@@ -53,7 +53,7 @@ def hand_scores(summary: CohortSummary, out: Path, db_url: str | None = None):
     and (``db_url``) the gradebook's formgrader grades; see autograder/cohort/handscores.py for the rule."""
 
     complete_answers(summary)
-    answers = {(rec.student, str(m.get("question", ""))): handscores.answer_hash(m.get("text", ""))
+    answers = {(rec.student, str(m.question)): handscores.answer_hash(m.text)
                for rec in summary.results for m in rec.manual or []}
     return handscores.merge(out, summary.assignment, _maxima(summary), db_url, answers)
 
@@ -101,9 +101,9 @@ def write_written_scores(summary: CohortSummary, path: Path, hand=None) -> dict:
     written: dict = {}
     for rec in summary.results:
         for m in rec.manual or []:
-            key = (rec.student, str(m.get("question", "")))
+            key = (rec.student, str(m.question))
             value = hand.get(*key)
-            rows.append([key[0], key[1], m.get("points", ""), answer_state(m), value["score"], value["comment"],
+            rows.append([key[0], key[1], m.points, answer_state(m), value["score"], value["comment"],
                          previous_grading(hand.previous.get(key))])
             written[key] = value
     for key, value in sorted(hand.values.items()):
@@ -162,7 +162,7 @@ def record_in_gradebook(summary: CohortSummary, db_url: str | None = None, hand=
             gb.update_or_create_submission(aid, student, **when)
             notebook = gb.find_submission_notebook(aid, aid, student)
             points = {t.name: t.points for t in rec.tests}
-            manual = {str(m.get("question")): m for m in rec.manual or []}
+            manual = {str(m.question): m for m in rec.manual or []}
             for grade in notebook.grades:
                 name = grade.cell.name
                 if grade.cell.cell_type == "markdown":  # a written answer, graded by hand

@@ -38,7 +38,7 @@ from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import load
 from autograder.run import carry
 from autograder.run.grading import release_questions
-from autograder.run.record import Kind, TestResult
+from autograder.run.record import Answer, Kind, TestResult
 
 NBGRADER_PLACEHOLDERS = ("YOUR ANSWER HERE",)  # nbgrader's ClearSolutions.text_stub (its default)
 
@@ -104,11 +104,11 @@ def md_text(text) -> str:
 
 
 # -- what each record says ----------------------------------------------------------------
-def answer_state(m: dict) -> str:
+def answer_state(m: Answer) -> str:
     """'no cell', 'blank' (also nbgrader's untouched YOUR ANSWER HERE) or 'yes'."""
-    if m.get("missing"):
+    if m.missing:
         return "no cell"
-    if m.get("blank") or str(m.get("text", "")).strip() in NBGRADER_PLACEHOLDERS:
+    if m.blank or str(m.text).strip() in NBGRADER_PLACEHOLDERS:
         return "blank"
     return "yes"
 
@@ -124,7 +124,8 @@ def complete_answers(summary: CohortSummary) -> CohortSummary:
         if not rec.manual:
             if questions is None:
                 questions = release_questions(summary.assignment)
-            rec.manual = [{**q, "cell": None, "text": "", "missing": True, "blank": True} for q in questions]
+            rec.manual = [Answer.from_dict({**q, "cell": None, "text": "", "missing": True, "blank": True})
+                          for q in questions]
     return summary
 
 
@@ -133,8 +134,8 @@ def written(rec: Record, hand: HandScores | None = None) -> dict:
     answers score 0 without the TA; an answered one counts once the TA has scored it."""
     items, got, top, ungraded = [], 0.0, 0.0, 0
     for m in rec.manual or []:
-        q = str(m.get("question", "?"))
-        pts = float(m.get("points", 0) or 0)
+        q = str(m.question)
+        pts = float(m.points or 0)
         state = answer_state(m)
         entered = hand.get(rec.student, q) if hand else {"score": "", "comment": ""}
         score = hand.points(rec.student, q, pts) if hand else None
@@ -146,7 +147,7 @@ def written(rec: Record, hand: HandScores | None = None) -> dict:
             got += score
         top += pts
         items.append({"question": q, "points": pts, "state": state, "score": score,
-                      "typed": entered["score"], "comment": entered["comment"], "text": m.get("text", "")})
+                      "typed": entered["score"], "comment": entered["comment"], "text": m.text})
     return {"items": items, "score": got, "max": top, "ungraded": ungraded}
 
 
@@ -312,8 +313,8 @@ def feedback_markdown(rec: Record, hand: HandScores | None = None, deadline=None
             lines.append(f"  - *{md_text(t.carried_forward)}*")
     if rec.functions:
         lines += ["", "By function (points the release gives it; points lost here):", ""]
-        lines += [f"- {md_text(str(row['function']))}: {_pts(row['max_points'])}"
-                  + (f", lost {_pts(row['lost'])}" if float(row.get("lost") or 0) else "") for row in rec.functions]
+        lines += [f"- {md_text(str(row.function))}: {_pts(row.max_points)}"
+                  + (f", lost {_pts(row.lost)}" if float(row.lost or 0) else "") for row in rec.functions]
     if notes(rec) and rec.errors:
         lines += ["", "Notes from the grader:"] + [f"- {md_text(e)}" for e in dict.fromkeys(rec.errors)]
     if w["items"]:
@@ -361,8 +362,8 @@ def feedback_view(rec: Record, hand: HandScores | None = None, deadline=None) ->
                       "credited": ", ".join(g["credited"])} for g in groups],
         "tests": tests, "carried": any(t.carried_forward for t in rec.tests or []),
         "carry_rule": carry.RULE,
-        "functions": [{"function": str(row["function"]), "points": _pts(row["max_points"]),
-                       "lost": _pts(row.get("lost") or 0), "lost_any": bool(float(row.get("lost") or 0))}
+        "functions": [{"function": str(row.function), "points": _pts(row.max_points),
+                       "lost": _pts(row.lost or 0), "lost_any": bool(float(row.lost or 0))}
                       for row in rec.functions or []],
         "notes": [str(n) for n in dict.fromkeys(rec.errors or [])],
         "version": str(rec.version or "?"),
@@ -524,14 +525,14 @@ def cohort_report(summary: CohortSummary, hand: HandScores | None = None, deadli
 
 
 # -- written answers by question -----------------------------------------------------------
-def _graded_answer(student: str, question: str, m: dict, hand: HandScores | None) -> dict:
+def _graded_answer(student: str, question: str, m: Answer, hand: HandScores | None) -> dict:
     """One student's answer to a question on written.html, with the score and comment entered
     so far and the previous grading of an answer that changed since."""
     entered = hand.get(student, question) if hand else {"score": "", "comment": ""}
     prev = hand.previous.get((student, question)) if hand else None
     changed = bool(previous_grading(prev))
     return {"anchor": f"{question}-{student}", "student": student, "state": answer_state(m),
-            "answer": _md(m.get("text", "")), "score": entered["score"],
+            "answer": _md(m.text), "score": entered["score"],
             "comment": _md(entered["comment"]) if entered["comment"].strip() else None,
             "graded": bool(entered["score"] or entered["comment"].strip()),
             "to_grade": changed and not entered["score"],
@@ -548,8 +549,8 @@ def written_view(summary: CohortSummary, hand: HandScores | None = None) -> dict
     points: dict[str, float] = {}
     for rec in summary.results:
         for m in rec.manual or []:
-            by_question.setdefault(str(m.get("question")), []).append((rec.student, m))
-            points.setdefault(str(m.get("question")), float(m.get("points", 0) or 0))
+            by_question.setdefault(str(m.question), []).append((rec.student, m))
+            points.setdefault(str(m.question), float(m.points or 0))
     questions = []
     for name in list(prompts) + [q for q in by_question if q not in prompts]:
         prompt, model = prompts.get(name, ("", ""))

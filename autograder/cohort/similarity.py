@@ -173,9 +173,9 @@ def written_pairs(results: list[Record], assignment: str) -> tuple[list[Pair], l
     by_question: dict[str, dict[str, str]] = {}
     for rec in results:
         for m in rec.manual or []:
-            text = _normal(m.get("text", ""))
+            text = _normal(m.text)
             if answer_state(m) == "yes" and len(text) >= WRITTEN_MIN_CHARS:
-                by_question.setdefault(str(m.get("question", "")), {})[rec.student] = (text, str(m.get("text", "")))
+                by_question.setdefault(str(m.question), {})[rec.student] = (text, str(m.text))
     pairs, groups = [], []
     for question, answers in sorted(by_question.items()):
         boiler = _boilerplate([_normal(prompts.get(question, ("", ""))[0])], WRITTEN_K, code=False)

@@ -42,7 +42,14 @@ from autograder.run.notebook import (
 )
 from autograder.run.owners import owners_of
 from autograder.run.paths import REPO
-from autograder.run.record import STUDENT_ERROR_KINDS, GradeReport, Kind, TestResult
+from autograder.run.record import (
+    STUDENT_ERROR_KINDS,
+    Answer,
+    FunctionSubtotal,
+    GradeReport,
+    Kind,
+    TestResult,
+)
 from autograder.run.settings import Limits
 from autograder.run.templates import held_template, start_templates, template_lease
 from autograder.run.testing import StudentError, observing, points_of
@@ -688,7 +695,7 @@ def _stopped_report(submission, assignment: str, received: list, why: str, secon
     report = GradeReport(assignment=assignment, submission=str(submission), version=assignment_version(assignment),
                          seconds=round(seconds, 2))
     for m in received:
-        report.manual = m.get("manual", report.manual)
+        report.manual = [Answer.from_dict(a) for a in m["manual"]] if "manual" in m else report.manual
         report.checks = m.get("checks", report.checks)
         report.public_notes = m.get("public_notes", report.public_notes)
         report.isolation = m.get("isolation", report.isolation)
@@ -720,8 +727,8 @@ def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, 
         student = _Unreadable(f"the notebook could not be read: {exc}")
     else:
         release = load_release(assignment)  # the one read of the release
-        report.manual = read_answers(nb, release_questions(assignment, release))
-        stream({"manual": report.manual})
+        report.manual = [Answer.from_dict(a) for a in read_answers(nb, release_questions(assignment, release))]
+        stream({"manual": [a.to_dict() for a in report.manual]})
         files = assignment_files(assignment)
         files[f"{assignment}.ipynb"] = raw
         student = SandboxStudent(files, [c for c in cells if not (c[2] & SKIP_TAGS)],
@@ -762,19 +769,19 @@ def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, 
     return report
 
 
-def function_subtotals(tests) -> list[dict]:
+def function_subtotals(tests) -> list[FunctionSubtotal]:
     """Per graded function: the points the release advertises for it (its tests' points) and the
     points lost in this grade that are charged to it (a failing test counts against the function
     whose answer or exception failed it, which is not always the one it counts for)."""
-    table: dict[str, dict] = {}
+    table: dict[str, FunctionSubtotal] = {}
     for t in tests:
         if t.function:
-            table.setdefault(t.function, {"function": t.function, "max_points": 0.0, "lost": 0.0})["max_points"] += t.max_points
+            table.setdefault(t.function, FunctionSubtotal(t.function)).max_points += t.max_points
     for t in tests:
         lost = t.max_points - t.points
         who = t.charged_to or t.function
         if lost > 0 and who:
-            table.setdefault(who, {"function": who, "max_points": 0.0, "lost": 0.0})["lost"] += lost
+            table.setdefault(who, FunctionSubtotal(who)).lost += lost
     return list(table.values())
 
 
@@ -833,7 +840,7 @@ def format_report(report: GradeReport) -> str:
     if report.functions:
         lines += ["", "  by function (the points the release gives it; the points lost here, charged to the "
                       "function whose answer failed):"]
-        lines += [f"    {row['function']:<{width}}  {row['max_points']:g}" + (f"  lost {row['lost']:g}" if row["lost"] else "")
+        lines += [f"    {row.function:<{width}}  {row.max_points:g}" + (f"  lost {row.lost:g}" if row.lost else "")
                   for row in report.functions]
     if report.errors:
         lines.append("")
@@ -842,7 +849,7 @@ def format_report(report: GradeReport) -> str:
     if report.isolation:
         lines.append(f"  isolation: {report.isolation}")
     if report.manual:
-        got = [m["question"] for m in report.manual if not m["blank"]]
+        got = [m.question for m in report.manual if not m.blank]
         lines.append(f"  written answers: {len(got)} of {len(report.manual)} answered "
-                     f"({sum(m['points'] for m in report.manual):g} points, graded by hand, not in the total)")
+                     f"({sum(m.points for m in report.manual):g} points, graded by hand, not in the total)")
     return "\n".join(lines)

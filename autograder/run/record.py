@@ -8,6 +8,7 @@ A test's outcome is a ``Kind``, never a message to be parsed back.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import asdict, dataclass, field, fields
@@ -55,9 +56,14 @@ def _old_kind(data: dict) -> tuple[Kind, str]:
     return STUDENT_ERROR_KINDS.get(error, Kind.STUDENT_ERROR) if error else Kind.FAIL, error
 
 
+@functools.cache
+def _names(cls) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))
+
+
 def _known(cls, data: dict) -> dict:
     """The keys of ``data`` that are fields of ``cls`` (records of older versions carry others)."""
-    names = {f.name for f in fields(cls)}
+    names = _names(cls)
     return {k: v for k, v in data.items() if k in names}
 
 
@@ -99,6 +105,38 @@ class TestResult:
 
 
 @dataclass
+class Answer:
+    """A written answer, graded by hand: its question, the points the release gives it (never the
+    submission's), the cell it was found in."""
+    question: str
+    points: float = 0.0
+    cell: int | None = None
+    text: str = ""
+    missing: bool = False  # the notebook has no answer cell for the question
+    blank: bool = False    # the cell is empty or still says the placeholder
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Answer:
+        return cls(**{"question": "", **_known(cls, data)})
+
+
+@dataclass
+class FunctionSubtotal:
+    """Per graded function: the points the release advertises for it (its tests' points), and the
+    points lost in this grade charged to it."""
+    function: str
+    max_points: float = 0.0
+    lost: float = 0.0
+
+    @classmethod
+    def from_dict(cls, data: dict) -> FunctionSubtotal:
+        return cls(**{"function": "", **_known(cls, data)})
+
+
+@dataclass
 class GradeReport:
     assignment: str
     submission: str
@@ -107,11 +145,11 @@ class GradeReport:
     tests: list[TestResult] = field(default_factory=list)
     errors: list = field(default_factory=list)
     version: str = ""
-    manual: list = field(default_factory=list)  # written answers, for grading by hand
+    manual: list[Answer] = field(default_factory=list)  # written answers, for grading by hand
     checks: list = field(default_factory=list)  # public checks [description, passed, message], when asked for
     public_notes: list = field(default_factory=list)  # the notes known before any hidden test ran
     score_without_carry_forward: float = 0.0  # the score had no error been carried forward
-    functions: list = field(default_factory=list)  # per graded function: points advertised, points lost
+    functions: list[FunctionSubtotal] = field(default_factory=list)  # per graded function
     isolation: str = ""
     seconds: float = 0.0
     grader_mb: float = 0.0     # peak memory of the grader's side (the bounded child), for benchmarks
@@ -129,7 +167,9 @@ class GradeReport:
     @classmethod
     def from_dict(cls, data: dict) -> GradeReport:
         data = {"assignment": "", "submission": "", **_known(cls, data)}
-        return cls(**{**data, "tests": [TestResult.from_dict(t) for t in data.get("tests") or []]})
+        return cls(**{**data, "tests": [TestResult.from_dict(t) for t in data.get("tests") or []],
+                      "manual": [Answer.from_dict(m) for m in data.get("manual") or []],
+                      "functions": [FunctionSubtotal.from_dict(f) for f in data.get("functions") or []]})
 
     def write_json(self, path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
