@@ -1,0 +1,68 @@
+"""A grade as types (issue 33): a test's outcome is a kind set where it is known, records of
+earlier versions are read, and a record is plain data only in its file."""
+
+import json
+import signal
+from types import SimpleNamespace
+
+from autograder.cohort.record import CohortSummary, Record
+from autograder.run.grading import WorkerDied, _killed
+from autograder.run.record import Answer, FunctionSubtotal, GradeReport, Kind, TestResult
+
+
+def test_a_record_of_an_earlier_version_gets_its_kinds_from_its_flags_and_messages():
+    old = [{"name": "a", "points": 1, "max_points": 1, "passed": True, "message": "ok"},
+           {"name": "b", "points": 0, "max_points": 1, "passed": False, "message": "f did not finish within 8 s"},
+           {"name": "c", "points": 0, "max_points": 1, "passed": False,
+            "message": "the notebook's process was killed (memory limit or out of memory) while running f"},
+           {"name": "d", "points": 0, "max_points": 1, "passed": False, "message": "f is not implemented yet"},
+           {"name": "e", "points": 0, "max_points": 1, "passed": False, "message": "the result does not match"},
+           {"name": "f", "points": 1, "max_points": 1, "passed": False, "message": "x", "carried_forward": "from g"},
+           {"name": "g", "points": 0, "max_points": 1, "passed": False, "message": "the notebook crashed too often"}]
+    tests = {t.name: t for t in GradeReport.from_dict({"tests": old, "unknown_key": 1}).tests}
+    assert [tests[n].kind for n in "abcdefg"] == [Kind.PASS, Kind.TIMEOUT, Kind.MEMORY, Kind.STUDENT_ERROR, Kind.FAIL,
+                                                  Kind.CARRIED, Kind.STUDENT_ERROR]
+    assert [n for n in "abcdefg" if tests[n].troubled] == ["b", "c", "g"]
+    assert tests["d"].not_implemented and not tests["e"].not_implemented
+
+
+def test_a_kind_written_is_read_back_and_not_guessed():
+    t = TestResult("t", 0.0, 1.0, False, "did not finish within", kind=Kind.FAIL)
+    back = TestResult.from_dict(json.loads(json.dumps(t.to_dict())))
+    assert back == t and back.kind is Kind.FAIL and not back.troubled
+
+
+def test_a_record_round_trips_and_keeps_the_roster_out_of_its_file():
+    rec = Record(assignment="a", submission="s.ipynb", score=1.0, max_score=2.0, student="ada", lms_late=True,
+                 tests=[TestResult("t", 1.0, 2.0, False, "m", kind=Kind.CARRIED, carried_from=["f"])],
+                 manual=[Answer("written_1", 2.0, cell=3, text="x")], functions=[FunctionSubtotal("f", 2.0, 1.0)],
+                 roster_id="R1", section="B", extension=2.0)
+    data = json.loads(json.dumps(rec.to_dict()))
+    assert not {"roster_id", "section", "extension", "roster_match"} & set(data)
+    assert Record.from_dict(data) == Record(**{**rec.__dict__, "roster_id": "", "section": "", "extension": None})
+    assert Record.from_dict({"student": "old"}).submission == ""  # missing keys take their defaults
+
+
+def test_a_summary_from_plain_data_holds_records():
+    summary = CohortSummary.from_dict({"assignment": "a", "results": [{"student": "ada", "score": 1}],
+                                       "absent": [{"student": "bo", "roster_id": "bo"}], "other": 1})
+    assert isinstance(summary.results[0], Record) and summary.results[0].student == "ada"
+    assert summary.absent[0].roster_id == "bo"
+
+
+def test_unfinished_reports_are_those_not_read_or_stopped():
+    ok = GradeReport("a", "s", tests=[TestResult("t", 0.0, 1.0, False, "m", kind=Kind.FAIL)])
+    unread = GradeReport("a", "s", tests=[TestResult("t", 0.0, 1.0, False, "m", kind=Kind.STUDENT_ERROR,
+                                                     error="invalid_notebook")])
+    stopped = GradeReport("a", "s", tests=[TestResult("t", 0.0, 1.0, False, "m", kind=Kind.NOT_GRADED)])
+    assert [r.unfinished for r in (ok, unread, stopped, GradeReport("a", "s"))] == [False, True, True, True]
+
+
+def test_a_process_killed_is_told_by_its_exit_status_not_its_message():
+    killed = SimpleNamespace(proc=SimpleNamespace(returncode=-signal.SIGKILL))
+    exited = SimpleNamespace(proc=SimpleNamespace(returncode=3))
+    assert _killed(WorkerDied("exited with code 3"), killed)
+    assert not _killed(WorkerDied("was killed (memory limit or out of memory)"), exited)
+    flagged = WorkerDied("anything")
+    flagged.killed = True  # where the sandbox says so itself
+    assert _killed(flagged, exited) and not _killed(RuntimeError("killed"), killed)
