@@ -3,10 +3,10 @@ earlier versions are read, and a record is plain data only in its file."""
 
 import json
 import signal
-from types import SimpleNamespace
 
 from autograder.cohort.record import CohortSummary, Record
-from autograder.run.grading import WorkerDied, _killed
+from autograder.run.channel import Worker
+from autograder.run.grading import _killed
 from autograder.run.record import Answer, FunctionSubtotal, GradeReport, Kind, TestResult
 
 
@@ -59,10 +59,20 @@ def test_unfinished_reports_are_those_not_read_or_stopped():
 
 
 def test_a_process_killed_is_told_by_its_exit_status_not_its_message():
-    killed = SimpleNamespace(proc=SimpleNamespace(returncode=-signal.SIGKILL))
-    exited = SimpleNamespace(proc=SimpleNamespace(returncode=3))
-    assert _killed(WorkerDied("exited with code 3"), killed)
-    assert not _killed(WorkerDied("was killed (memory limit or out of memory)"), exited)
-    flagged = WorkerDied("anything")
-    flagged.killed = True  # where the sandbox says so itself
-    assert _killed(flagged, exited) and not _killed(RuntimeError("killed"), killed)
+    class Proc:  # a student's process that has exited with ``code``
+        def __init__(self, code):
+            self.returncode = code
+            self.stderr = type("Closed", (), {"closed": True})()  # the student's code has run
+
+        def wait(self, timeout=None):
+            return self.returncode
+
+    def died(code):
+        worker = Worker.__new__(Worker)
+        worker.proc = Proc(code)
+        return worker._died()
+
+    killed, exited = died(-signal.SIGKILL), died(3)
+    assert killed.killed and _killed(killed) and "was killed" in str(killed)
+    assert not exited.killed and not _killed(exited)
+    assert not _killed(RuntimeError("was killed (memory limit or out of memory)"))

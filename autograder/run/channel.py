@@ -35,7 +35,9 @@ LIMITS = {"nproc": 64, "fsize_mb": 64, "nofile": 256}  # per student process (ta
 
 
 class WorkerDied(RuntimeError):
-    """The student's process exited (os._exit, crash, memory limit)."""
+    """The student's process exited (os._exit, crash, memory limit); ``killed``: by SIGKILL (its
+    memory limit, or out of memory), from its exit status."""
+    killed: bool = False
 
 
 class WorkerTimeout(RuntimeError):
@@ -152,8 +154,13 @@ class Worker:
             chunk = self.proc.stdout.read(1 << 20)
             if not chunk:
                 self.kill()
-                raise WorkerDied(self._death_reason())
+                raise self._died()
             self._buf += chunk
+
+    def _died(self) -> WorkerDied:
+        exc = WorkerDied(self._death_reason())
+        exc.killed = self.proc.returncode in (-signal.SIGKILL, 137)
+        return exc
 
     def _death_reason(self) -> str:
         try:
@@ -206,7 +213,7 @@ class Worker:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self.kill()
-            raise WorkerDied(self._death_reason()) from None
+            raise self._died() from None
 
     def wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

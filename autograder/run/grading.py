@@ -14,7 +14,6 @@ import gc
 import hashlib
 import importlib
 import re
-import signal
 import threading
 import time
 from pathlib import Path
@@ -261,7 +260,7 @@ class SandboxStudent:
             except (WorkerDied, protocol.ProtocolError) as exc:
                 self._drop_worker()
                 self._restarts += 1
-                self._dead[name] = ("memory" if _killed(exc, worker) else "crashed",
+                self._dead[name] = ("memory" if _killed(exc) else "crashed",
                                     f"the notebook's process {exc} while running {name}")
                 raise StudentError(*self._dead[name], name) from None
             status = answer.get("status")
@@ -412,15 +411,10 @@ class _Unreadable:
         return call
 
 
-def _killed(exc: Exception, worker: Worker) -> bool:
+def _killed(exc: Exception) -> bool:
     """The student's process was killed (its memory limit, or out of memory): from its exit status
-    (``WorkerDied.killed`` where the sandbox says it), never from the message."""
-    if not isinstance(exc, WorkerDied):
-        return False
-    killed = getattr(exc, "killed", None)
-    if killed is not None:
-        return bool(killed)
-    return getattr(getattr(worker, "proc", None), "returncode", None) in (-signal.SIGKILL, 137)
+    (``WorkerDied.killed``), never from the message."""
+    return isinstance(exc, WorkerDied) and exc.killed
 
 
 def _describe(item) -> str:
