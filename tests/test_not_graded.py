@@ -1,6 +1,7 @@
 """A grader failure is never a grade (issue 34, item 3): tried once more, then recorded as "not
 graded" with its reason, never a score; the next run grades it again."""
 
+import csv
 import json
 from pathlib import Path
 
@@ -64,6 +65,14 @@ def test_grade_cohort_exits_1_and_says_how_many_were_unreadable_or_not_graded(tm
     assert cli.main(args) == 1
     last = capsys.readouterr().err.rstrip().splitlines()[-1]
     assert last.startswith("pdl: 1 not graded") and "1 unreadable" in last and "unlucky" in last and "broken" in last
+    out = tmp_path / "out"
+    grades = {r["student"]: r for r in csv.DictReader((out / "grades.csv").open())}
+    assert grades["unlucky"]["auto"] == grades["unlucky"]["final"] == "" and "not graded" in grades["unlucky"]["error"]
+    assert float(grades["broken"]["auto"]) == 0 and float(grades["fine"]["auto"]) > 0  # unreadable: a 0, with why
+    canvas = list(csv.reader((out / "canvas.csv").open()))
+    assert {row[0]: row[-1] for row in canvas[2:]}["unlucky"] == ""  # an empty cell: Canvas keeps what it has
+    moodle = {row["Full name"]: row for row in csv.DictReader((out / "moodle.csv").open())}
+    assert moodle["unlucky"]["Grade"] == "" and "Not graded" in moodle["unlucky"]["Feedback comments"]
     monkeypatch.setattr(cohort_grade, "grade", real)
     assert cli.main(args) == 1  # the unlucky one graded now; the unreadable one still is
     last = capsys.readouterr().err.rstrip().splitlines()[-1]

@@ -61,7 +61,7 @@ def canvas_rows(summary: CohortSummary, hand=None, deadline=None) -> list[list]:
         cid = str(rec.lms_id or "") if rec.lms == "canvas" else ""
         sis = str(rec.roster_id or "")
         rows.append([rec.name or rec.student, cid, "" if sis == cid else sis, "", rec.section,
-                     number(standing(rec, hand, deadline)["final"])])
+                     number(standing(rec, hand, deadline)["final"]) if rec.graded else ""])  # empty: unchanged
     canvas = bool(results) and all(r.lms == "canvas" for r in results)
     for a in summary.absent or []:
         rows.append([a.name or a.roster_id, a.roster_id if canvas else "", "" if canvas else a.roster_id,
@@ -89,9 +89,14 @@ def moodle_rows(summary: CohortSummary, hand=None, deadline=None, now: dt.dateti
     top = points_possible(summary, hand)
     rows = [list(MOODLE_HEADER)]
     for rec in summary.results:
+        pid = rec.lms_id if rec.lms == "moodle" else (rec.roster_id or rec.student)
+        if not rec.graded:  # no grade: an empty Grade leaves Moodle's as it is
+            rows.append([f"Participant {pid}", rec.name or rec.student, rec.email, "Submitted for grading", "",
+                         f"{top:.2f}", "Yes", moodle_time(rec.submitted_at), stamp,
+                         "Not graded yet (the grader failed; it will be graded again)."])
+            continue
         s = standing(rec, hand, deadline)
         w = s["written"]
-        pid = rec.lms_id if rec.lms == "moodle" else (rec.roster_id or rec.student)
         comment = (f"Tests {number(rec.score)} / {number(rec.max_score)}"
                    + (f"; written answers {number(w['score'])} / {number(w['max'])}"
                       + (f" ({w['ungraded']} not graded yet)" if w["ungraded"] else "") if w["items"] else "")

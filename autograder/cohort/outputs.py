@@ -73,6 +73,11 @@ def write_csv(results: list[Record], path: Path, hand=None, deadline=None, absen
              "final", "error", *names]]
     top = [0.0, 0.0]  # the maxima (tests, written) for the rows of roster students without a submission
     for rec in results:
+        if not rec.graded:  # no grade: blank cells (a 0 would read as one), the reason, as for no submission
+            rows.append([rec.student, rec.name, rec.email, rec.section, rec.submitted_at, "", "", "", "", "", "",
+                         "", "", "", "", "", "", f"not graded: {rec.not_graded}; rerun grade-cohort",
+                         *["" for _ in names]])
+            continue
         pts = {t.name: t.points for t in rec.tests}
         s = standing(rec, hand, deadline)
         w = s["written"]
@@ -148,6 +153,8 @@ def record_in_gradebook(summary: CohortSummary, db_url: str | None = None, hand=
         if deadline is not None:
             gb.update_or_create_assignment(aid, duedate=deadline)
         for rec in summary.results:
+            if not rec.graded:  # no grade to record (the next run grades it)
+                continue
             student = rec.student
             person = {}
             if rec.name:
