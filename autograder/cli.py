@@ -38,6 +38,7 @@ NAMES = {  # what else the commands use from the engine
     "Settings": "autograder.run.settings:Settings",
     "format_report": "autograder.run.grading:format_report",
     "SubmissionError": "autograder.run.grading:SubmissionError",
+    "GraderError": "autograder.run.grading:GraderError",
     "TermRefused": "autograder.cohort.term:TermRefused",
     "DatesBeforeYear": "autograder.course.new_year:DatesBeforeYear",
     "NewYearRefused": "autograder.course.new_year:NewYearRefused",
@@ -100,9 +101,14 @@ def cmd_grade(args) -> int:
     if refused:
         print(f"pdl: {refused}; give a notebook (.ipynb) or a folder of them. Nothing was graded.", file=sys.stderr)
         return 2
-    reports = []
+    reports, failed = [], []
     for path in paths:
-        report = grade(path, args.assignment, **_limits(args), isolation=args.isolation)
+        try:
+            report = grade(path, args.assignment, **_limits(args), isolation=args.isolation)
+        except engine("GraderError") as exc:  # not the notebook's fault: no grade, the others go on
+            print(f"pdl: {path} not graded: {exc}; grade it again", file=sys.stderr)
+            failed.append(str(path))
+            continue
         reports.append(report)
         print(format_report(report) if len(paths) == 1 else
               f"{report.score:6g} / {report.max_score:g}  {path}" +
@@ -114,10 +120,12 @@ def cmd_grade(args) -> int:
         Path(args.json).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2) + "\n")
     unread = [r for r in reports if r.unfinished]
     if unread:  # graded 0 with the reason, but not everything was graded: exit code 1
-        print(f"pdl: {len(unread)} of {len(reports)} notebook(s) could not be graded in full (0 points or "
+        print(f"pdl: {len(unread)} of {len(paths)} notebook(s) could not be graded in full (0 points or "
               f"unfinished tests, reason above): {', '.join(r.submission for r in unread)}", file=sys.stderr)
-        return 1
-    return 0
+    if failed:
+        print(f"pdl: {len(failed)} of {len(paths)} notebook(s) not graded (the grader failed): {', '.join(failed)}",
+              file=sys.stderr)
+    return 1 if unread or failed else 0
 
 
 def cmd_grade_cohort(args) -> int:

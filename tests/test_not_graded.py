@@ -5,6 +5,7 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
 from conftest import EXEMPLAR
 
 from autograder.cohort import grade as cohort_grade
@@ -77,3 +78,22 @@ def test_grade_cohort_exits_1_and_says_how_many_were_unreadable_or_not_graded(tm
     assert cli.main(args) == 1  # the unlucky one graded now; the unreadable one still is
     last = capsys.readouterr().err.rstrip().splitlines()[-1]
     assert last.startswith("pdl: 0 not graded") and "1 unreadable" in last
+
+
+def test_a_grader_child_killed_from_outside_is_a_grader_failure_not_a_grade(write_nb, correct_nb, monkeypatch,
+                                                                            capsys):
+    """The grading child's own memory cap raises MemoryError inside it (a grade: the answers made
+    the reference need too much); a SIGKILL with no such word, or a crash, is the host's doing."""
+    from autograder import cli
+    from autograder.run import grading
+
+    monkeypatch.setattr(grading, "run_bounded", lambda work, **kw: ([], "died (SIGKILL)"))
+    path = write_nb("killed", correct_nb)
+    with pytest.raises(grading.GraderError, match="died"):
+        grading.grade(path, EXEMPLAR, **LIMITS)
+    assert cli.main(["grade", str(path), "--assignment", EXEMPLAR]) == 1
+    assert "not graded" in capsys.readouterr().err
+    monkeypatch.setattr(grading, "run_bounded", lambda work, **kw: (
+        [{"exception": "MemoryError", "message": ""}], "error"))
+    report = grading.grade(path, EXEMPLAR, **LIMITS)  # the grader's memory cap: graded, unfinished tests 0
+    assert report.score == 0 and any("needed more than" in e for e in report.errors)

@@ -658,9 +658,11 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
         raise SandboxUnavailable(failure["message"])
     if failure and failure["exception"] not in ("MemoryError", "_ArrayMemoryError"):
         raise GraderError(f"grading {submission} failed: {failure['exception']}: {failure['message']}")
+    if how != "timeout" and not failure:  # killed from outside (its own cap raises MemoryError), or a crash:
+        # the grader's failure, not the submission's (a cohort tries it again, then leaves it not graded)
+        raise GraderError(f"grading {submission} failed: the grader's process {how}")
     why = (f"it took longer than {seconds:.0f} s" if how == "timeout" else
-           f"it needed more than the {memory_mb} MB the grader allows one submission" if failure or "KILL" in how
-           else f"the grader's process {how}")
+           f"it needed more than the {memory_mb} MB the grader allows one submission")
     return _stopped_report(submission, assignment, received, why, time.monotonic() - start)
 
 
