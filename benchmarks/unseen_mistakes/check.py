@@ -17,8 +17,6 @@ import os
 
 os.environ["PDL_DIAGNOSE"] = "0"
 
-import ast  # noqa: E402
-import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -28,45 +26,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO))
 
-KINDS = {"factor", "term", "transpose", "ignored-arg", "reseed", "bessel", "array-crash", "branch",
-         "off-by-one", "concept", "upstream"}
-HEADER = re.compile(r"^# %% mistake: (.+)$", re.M)
-
-
-def cells(path: Path) -> list[dict]:
-    """The cells of one corpus file: name, function, kind, truth, code."""
-    text = path.read_text()
-    starts = [m.start() for m in HEADER.finditer(text)]
-    preamble = text[:starts[0]] if starts else text  # imports shared by the cells
-    out = []
-    for i, s in enumerate(starts):
-        block = text[s:starts[i + 1] if i + 1 < len(starts) else len(text)]
-        meta = dict(re.findall(r"^# (?:%% )?(mistake|function|kind|truth): (.+)$", block, re.M))
-        out.append({**meta, "code": preamble + "\n" + block})
-    return out
-
-
-def validate(path: Path, cs: list[dict]) -> list[str]:
-    problems, names = [], set()
-    for c in cs:
-        for key in ("mistake", "function", "kind", "truth"):
-            if not c.get(key):
-                problems.append(f"{path.name}: a cell lacks '# {key}:'")
-        if c.get("mistake") in names:
-            problems.append(f"{path.name}: mistake name {c['mistake']!r} twice")
-        names.add(c.get("mistake"))
-        kind = c.get("kind", "").split()[0] if c.get("kind") else ""
-        if kind not in KINDS:
-            problems.append(f"{path.name}: {c.get('mistake')}: unknown kind {c.get('kind')!r}")
-        try:
-            tree = ast.parse(c["code"])
-        except SyntaxError as e:
-            problems.append(f"{path.name}: {c.get('mistake')}: syntax error {e}")
-            continue
-        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-        if c.get("function") and c["function"].split()[0] not in defined:
-            problems.append(f"{path.name}: {c.get('mistake')}: does not define {c['function']}")
-    return problems
+from autograder.course.unseen import cells, corpus_files, validate  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -76,8 +36,7 @@ def main(argv: list[str]) -> int:
     from autograder.run.grading import run_hidden_tests
     from autograder.run.record import Kind
 
-    files = sorted(HERE.glob("*.py"))
-    files = [f for f in files if f.name != "check.py" and (not argv or f.stem in argv)]
+    files = corpus_files(argv)
     total = losing = crashed = 0
     bad = []
     for path in files:
@@ -114,7 +73,8 @@ def main(argv: list[str]) -> int:
                 losing += 1
             else:
                 bad.append(f"{assignment}:{c['mistake']}")
-            print(f"{assignment:28s} {c['mistake'][:38]:38s} {c.get('kind', '?').split()[0]:12s} lost {lost:5.2f}/{mx:5.2f}"
+            kind = c.get("kind", "?").split()[0]
+            print(f"{assignment:28s} {c['mistake'][:38]:38s} {kind:12s} lost {lost:5.2f}/{mx:5.2f}"
                   f"  failed {len(failed)}/{len(results)} carried {len(carried)}"
                   f"  {'' if lost > 1e-9 else 'LOSES NOTHING '}{note}", flush=True)
         print(f"# {assignment}: {len(cs)} cells, {time.monotonic() - t0:.0f} s", flush=True)

@@ -1,0 +1,192 @@
+"""The grader's diagnoses on the unseen-mistakes corpus (``benchmarks/unseen_mistakes/``).
+
+The corpus holds student mistakes written apart from the diagnosis engine, one cell each (its
+assignment, the wrong function, a kind, a one-sentence ``truth``; format in the corpus README).
+Each cell is graded in-process as "reference module + the cell" with the diagnosis on, and what
+a student would read is collected: the diagnosis of each failing test (and the test's message).
+
+The diagnoses were judged by hand, as a teacher would, against the cell's ``truth``, ``function``
+and ``kind``, and stored in ``benchmarks/unseen_mistakes/judged.csv`` with a short hash of the
+diagnosis text judged:
+
+* ``accurate``: the diagnosis names the mistake;
+* ``fair``: it names the right function and the right symptom, not the mistake;
+* ``none``: no diagnosis;
+* ``misleading``: it points to the wrong function, a wrong kind of error or a wrong condition,
+  or names a known mistake that is not this one.
+
+``report`` grades the corpus, looks each cell's verdict up by (assignment, mistake) and hash, and
+prints the counts per assignment and in total; a cell whose diagnosis changed since it was judged
+is listed "to judge again" with its new text, and not counted.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.run.paths import REPO
+
+CORPUS = REPO / "benchmarks" / "unseen_mistakes"
+JUDGED = CORPUS / "judged.csv"
+VERDICTS = ("accurate", "fair", "none", "misleading")
+FIELDS = ("assignment", "mistake", "kind", "function", "verdict", "reason", "diagnosis_sha")
+
+KINDS = {"factor", "term", "transpose", "ignored-arg", "reseed", "bessel", "array-crash", "branch",
+         "off-by-one", "concept", "upstream"}
+HEADER = re.compile(r"^# %% mistake: (.+)$", re.M)
+
+
+def corpus_files(assignments=()) -> list[Path]:
+    """The corpus's files, one per assignment (all, or those named)."""
+    files = sorted(p for p in CORPUS.glob("*.py") if p.name != "check.py")
+    return [p for p in files if not assignments or p.stem in assignments]
+
+
+def cells(path: Path) -> list[dict]:
+    """The cells of one corpus file: mistake, function, kind, truth, code (the file's preamble,
+    imports shared by the cells, followed by the cell)."""
+    text = path.read_text()
+    starts = [m.start() for m in HEADER.finditer(text)]
+    preamble = text[:starts[0]] if starts else text
+    out = []
+    for i, s in enumerate(starts):
+        block = text[s:starts[i + 1] if i + 1 < len(starts) else len(text)]
+        meta = dict(re.findall(r"^# (?:%% )?(mistake|function|kind|truth): (.+)$", block, re.M))
+        out.append({**meta, "code": preamble + "\n" + block})
+    return out
+
+
+def validate(path: Path, cs: list[dict]) -> list[str]:
+    """Format problems of one corpus file's cells (empty when it is well formed)."""
+    problems, names = [], set()
+    for c in cs:
+        for key in ("mistake", "function", "kind", "truth"):
+            if not c.get(key):
+                problems.append(f"{path.name}: a cell lacks '# {key}:'")
+        if c.get("mistake") in names:
+            problems.append(f"{path.name}: mistake name {c['mistake']!r} twice")
+        names.add(c.get("mistake"))
+        kind = c.get("kind", "").split()[0] if c.get("kind") else ""
+        if kind not in KINDS:
+            problems.append(f"{path.name}: {c.get('mistake')}: unknown kind {c.get('kind')!r}")
+        try:
+            tree = ast.parse(c["code"])
+        except SyntaxError as e:
+            problems.append(f"{path.name}: {c.get('mistake')}: syntax error {e}")
+            continue
+        defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        if c.get("function") and c["function"].split()[0] not in defined:
+            problems.append(f"{path.name}: {c.get('mistake')}: does not define {c['function']}")
+    return problems
+
+
+def diagnosis_sha(text: str) -> str:
+    """The short hash a verdict is stored with."""
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+@dataclass
+class Graded:
+    """What a student who made one corpus mistake reads."""
+    assignment: str
+    mistake: str
+    kind: str
+    function: str
+    truth: str
+    failing: list = field(default_factory=list)  # [(test, message, diagnosis)] of the failing tests
+    error: str = ""                               # the grader itself failed
+
+    @property
+    def hints(self) -> list[str]:
+        """The distinct diagnoses shown on its failing tests, in the order of the tests."""
+        out: list[str] = []
+        for _, _, d in self.failing:
+            if d and d not in out:
+                out.append(d)
+        return out
+
+    @property
+    def diagnosis(self) -> str:
+        return "\n".join(self.hints)
+
+    @property
+    def sha(self) -> str:
+        return diagnosis_sha(self.diagnosis)
+
+
+def grade(assignment: str) -> list[Graded]:
+    """Every cell of ``assignment``'s corpus file graded with the diagnosis on."""
+    from autograder.course.generate import module_text
+    from autograder.course.inprocess import grade_code
+    from autograder.course.source import load
+
+    reference = module_text(load(assignment))  # the reference module, as check.py grades it
+    out = []
+    for c in cells(CORPUS / f"{assignment}.py"):
+        g = Graded(assignment, c["mistake"], c["kind"], c["function"], c["truth"])
+        try:
+            results, _ = grade_code(assignment, reference + "\n\n\n" + c["code"])
+        except Exception as e:  # noqa: BLE001 - the grader itself broke: reported, not judged
+            g.error = f"{type(e).__name__}: {e}"
+        else:
+            g.failing = [(r.name, r.message, r.diagnosis) for r in results if not r.passed or r.diagnosis]
+        out.append(g)
+    return out
+
+
+def read_judged(path: Path = JUDGED) -> dict:
+    """{(assignment, mistake): row} of the stored verdicts."""
+    if not path.exists():
+        return {}
+    with path.open(newline="") as f:
+        return {(r["assignment"], r["mistake"]): r for r in csv.DictReader(f)}
+
+
+def _counts(rows: list[str]) -> str:
+    n = len(rows)
+    return "  ".join(f"{v} {rows.count(v):3d} ({rows.count(v) / n if n else 0:4.0%})" for v in VERDICTS)
+
+
+def _print(*args) -> None:
+    print(*args, flush=True)
+
+
+def report(assignments=(), log=_print, judged_path: Path = JUDGED) -> dict:
+    """Grade the corpus, look each cell's verdict up and print the counts per assignment and in
+    total, every misleading diagnosis with its reason, and the cells to judge (again).
+    Returns {"counts": {verdict: n}, "misleading": [...], "to_judge": [...], "cells": n}."""
+    judged = read_judged(judged_path)
+    everything: list[str] = []
+    misleading, to_judge = [], []
+    log(f"{'assignment':28s} {'cells':>5s}  verdicts (judged cells)")
+    for path in corpus_files(assignments):
+        mine: list[str] = []
+        for g in grade(path.stem):
+            row = judged.get((g.assignment, g.mistake))
+            if g.error or row is None or row["diagnosis_sha"] != g.sha:
+                to_judge.append((g, row))
+                continue
+            mine.append(row["verdict"])
+            if row["verdict"] == "misleading":
+                misleading.append((g, row))
+        everything += mine
+        log(f"{path.stem:28s} {len(mine):5d}  {_counts(mine)}")
+    log(f"{'TOTAL':28s} {len(everything):5d}  {_counts(everything)}")
+    for g, row in misleading:
+        log(f"MISLEADING {g.assignment}:{g.mistake} ({g.kind}; {g.function}): {row['reason']}")
+    for g, row in to_judge:
+        why = ("the grader failed: " + g.error if g.error else "not judged" if row is None
+               else f"diagnosis changed since judged ({row['verdict']})")
+        log(f"TO JUDGE AGAIN {g.assignment}:{g.mistake} sha {g.sha} ({why})")
+        log(f"    function: {g.function}; kind: {g.kind}")
+        log(f"    truth: {g.truth}")
+        for test, message, diagnosis in g.failing:
+            log(f"    {test}: {diagnosis or '(no diagnosis)'}")
+            log(f"        message: {(message or '').splitlines()[0][:200] if message else ''}")
+    return {"counts": {v: everything.count(v) for v in VERDICTS}, "cells": len(everything),
+            "misleading": misleading, "to_judge": to_judge}
