@@ -14,8 +14,8 @@ target: 200 on 2 cores in 100 s, 0.2x the floor per submission). No assertion: m
 import argparse
 import json
 import os
-import statistics
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,8 +25,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.course import nbgrader as nbg  # noqa: E402
 from autograder.cohort.grade import grade_cohort  # noqa: E402
+from autograder.course import nbgrader as nbg  # noqa: E402
 from autograder.course.generate import otter_zip_path  # noqa: E402
 from autograder.course.source import load, stub  # noqa: E402
 from autograder.course.validate import variant_notebook  # noqa: E402

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from autograder.run.paths import REPO
 from autograder.course.source import all_assignments, load
+from autograder.run.paths import REPO
 
 CATALOGUE = REPO / "source" / "CATALOGUE.md"  # the course's own copy: a clone needs nothing beside it
 

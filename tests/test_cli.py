@@ -2,9 +2,10 @@
 
 import json
 
+from conftest import EXEMPLAR
+
 from autograder.cli import main as pdl
 from autograder.run.paths import REPO
-from conftest import EXEMPLAR
 
 EXAMPLES = REPO / "examples" / "submissions" / EXEMPLAR
 

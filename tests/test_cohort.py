@@ -14,17 +14,17 @@ import time
 import zipfile
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.cohort.grade import grade_cohort
 from autograder.cohort.layouts import discover, safe_extract
 from autograder.cohort.outputs import record_in_gradebook, write_outputs
 from autograder.cohort.pages import feedback_html
 from autograder.cohort.record import Record
+from autograder.course.synth import hostile_cohort
 from autograder.run.paths import REPO
 from autograder.run.record import TestResult
 from autograder.run.sandbox import namespaces_available
-from autograder.course.synth import hostile_cohort
-from conftest import EXEMPLAR
 
 LIMITS = dict(timeout=15, call_timeout=5, memory_mb=2048)  # the exemplar runs in ~1 s, each call in <0.1 s
 # The tests of the graded cohort below share one worker under `pytest -n`, so the cohort (a minute)

@@ -13,17 +13,17 @@ import json
 
 import numpy as np
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.course import diagnosis_quality
-from autograder.run import diagnose
+from autograder.course.generate import module_text
 from autograder.course.inprocess import RecordingStudent, grade_code, reference_values
+from autograder.course.source import all_assignments, load
+from autograder.run import diagnose
 from autograder.run.diagnose.catalogue import Call, Variant
 from autograder.run.diagnose.leaks import leaked_numbers, numbers_of
-from autograder.course.generate import module_text
-from autograder.run.paths import REPO
-from autograder.course.source import all_assignments, load
 from autograder.run.mistakes import cell_hint, read_mistakes
-from conftest import EXEMPLAR
+from autograder.run.paths import REPO
 
 ASSIGNMENTS = all_assignments()
 
@@ -110,8 +110,8 @@ def test_a_proxy_without_a_call_log_gets_no_diagnosis():
 
 
 def _grade_env(code):
-    from autograder.run.grading import run_hidden_tests
     from autograder.course.inprocess import TimedNamespace
+    from autograder.run.grading import run_hidden_tests
 
     ns = {"__name__": "variant"}
     exec(module_text(load(EXEMPLAR)) + "\n\n" + code, ns)

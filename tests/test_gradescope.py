@@ -7,8 +7,8 @@ import pickle
 
 import pytest
 
-from autograder.gradescope import results, simulate
 from autograder.course.generate import build_otter_zip
+from autograder.gradescope import results, simulate
 
 EXEMPLARS = ["ex2_3_ising_perceptron", "exB_linear_to_kernel"]
 
@@ -120,9 +120,10 @@ def test_the_submission_folder_is_reduced_to_the_notebook_pdl_read(tmp_path, cor
 
 def test_a_150_mb_notebook_is_reduced_to_its_code_and_text(tmp_path):
     """The plugin's read of the notebook is pdl's streamed one: a 150 MB attachment is skipped."""
+    from test_big_notebooks import add_attachment, write_with_blob
+
     from autograder.gradescope.plugin import prepare_submission
     from autograder.run.paths import REPO
-    from test_big_notebooks import add_attachment, write_with_blob
 
     ag = otter_folder(tmp_path, EXEMPLARS[0])
     correct = REPO / "examples" / "submissions" / EXEMPLARS[0] / "correct.ipynb"

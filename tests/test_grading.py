@@ -7,13 +7,13 @@ within a cohort in tests/test_cohort.py.
 import json
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.cli import main as pdl
-from autograder.run.grading import grade
-from autograder.run.paths import REPO
 from autograder.course.source import stub
 from autograder.course.synth import code_cell, with_cells
-from conftest import EXEMPLAR
+from autograder.run.grading import grade
+from autograder.run.paths import REPO
 
 LIMITS = dict(timeout=20, call_timeout=8, memory_mb=2048)
 

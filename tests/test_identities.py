@@ -12,13 +12,13 @@ import json
 import zipfile
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.cohort import layouts
 from autograder.cohort.grade import with_identity
-from autograder.cohort.record import Record
 from autograder.cohort.layouts import discover, safe_extract
 from autograder.cohort.outputs import write_csv
-from conftest import EXEMPLAR
+from autograder.cohort.record import Record
 
 NB = EXEMPLAR + ".ipynb"
 

@@ -4,12 +4,12 @@ agrees with `pdl grade` on the same answers."""
 import json
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.course import nbgrader as nbg
-from autograder.run.grading import grade
 from autograder.course.source import load, stub
 from autograder.course.validate import variant_notebook
-from conftest import EXEMPLAR
+from autograder.run.grading import grade
 
 
 @pytest.mark.xdist_group("nbgrader")  # shares nbgrader/release with test_cohort

@@ -22,13 +22,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import EXEMPLAR
 from latex2mathml.converter import convert as library_convert
 
 from autograder.cohort import browser, markup, outputs, pages
 from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import load
 from autograder.run.record import Answer
-from conftest import EXEMPLAR
 
 needs_chromium = pytest.mark.skipif(browser.find_chromium() is None,
                                     reason="no Chromium here: install the distribution's `chromium` package "

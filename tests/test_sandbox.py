@@ -313,11 +313,11 @@ def hostile_cohort(planted, tmp_path_factory):
 
 def test_cheats_score_zero_and_attacks_change_nothing(hostile_cohort):
     cases, summary, _, _ = hostile_cohort
-    by = {r["student"]: r for r in summary["results"]}
-    full = max(r["max_score"] for r in summary["results"])
+    by = {r.student: r for r in summary.results}
+    full = max(r.max_score for r in summary.results)
     for student, (_, expected) in cases.items():
         want = 0 if expected == "zero" else full
-        assert by[student]["score"] == want, (student, by[student]["score"], by[student]["errors"][:3])
+        assert by[student].score == want, (student, by[student].score, by[student].errors[:3])
 
 
 def test_no_secret_reaches_any_output(hostile_cohort):
@@ -333,12 +333,12 @@ def test_no_secret_reaches_any_output(hostile_cohort):
 
 def test_channel_forgery_costs_one_restart_and_bounded_notes(hostile_cohort):
     _, summary, out, elapsed = hostile_cohort
-    by = {r["student"]: r for r in summary["results"]}
+    by = {r.student: r for r in summary.results}
     for student in ("recursion_bomb", "huge_line"):  # malformed: that cell is skipped, once
-        notes = by[student]["errors"]
+        notes = by[student].errors
         assert sum("stopped the notebook" in n for n in notes) == 1, notes
         assert len(notes) <= 31 and sum(map(len, notes)) < 20_000
-    assert by["fake_end"]["errors"] == []  # well-formed but answering no request: ignored
+    assert by["fake_end"].errors == []  # well-formed but answering no request: ignored
     assert (out / "grades.csv").stat().st_size < 200_000
     assert elapsed < 10 * 60  # a re-run per hidden test would take far longer
 
@@ -738,9 +738,9 @@ def test_a_cohort_in_account_isolation(tmp_path, correct_nb, nothing_left_behind
         (subs / student).mkdir(parents=True)
         (subs / student / f"{EXEMPLAR}.ipynb").write_text(json.dumps(with_cells(correct_nb, cells)))
     summary = grade_cohort(subs, EXEMPLAR, tmp_path / "out", workers=2, progress=False, isolation="account", **LIMITS)
-    by = {r["student"]: r for r in summary["results"]}
-    assert by["correct"]["score"] == by["correct2"]["score"] == by["correct"]["max_score"] > 0, by
-    assert 0 < by["big_answer"]["score"] < by["correct"]["max_score"]  # only that function's tests lost
+    by = {r.student: r for r in summary.results}
+    assert by["correct"].score == by["correct2"].score == by["correct"].max_score > 0, by
+    assert 0 < by["big_answer"].score < by["correct"].max_score  # only that function's tests lost
     records = [json.loads(p.read_text()) for p in (tmp_path / "out" / "records").glob("*.json")]
     assert len(records) == 4 and {r["isolation"] for r in records} == {"account"}
 

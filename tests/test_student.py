@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.run.paths import REPO
 from autograder.course.source import all_assignments
+from autograder.run.paths import REPO
 
 STDLIB = set(sys.stdlib_module_names)
 IMPORT_NAMES = {"scikit-learn": "sklearn", "pyyaml": "yaml", "ipython": "IPython"}

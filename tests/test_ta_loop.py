@@ -11,15 +11,15 @@ import sys
 import time
 
 import pytest
+from conftest import EXEMPLAR
 
 from autograder.cohort import grade as cohort
 from autograder.cohort import handscores, layouts, outputs, pages
-from autograder.course import nbgrader as nbgrader_course
 from autograder.cohort.handscores import csv_uncell
 from autograder.cohort.record import CohortSummary, Record
-from autograder.run.record import Answer, TestResult
+from autograder.course import nbgrader as nbgrader_course
 from autograder.run.paths import REPO
-from conftest import EXEMPLAR
+from autograder.run.record import Answer, TestResult
 
 EXAMPLES = REPO / "examples" / "submissions" / EXEMPLAR
 

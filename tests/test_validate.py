@@ -25,9 +25,10 @@ def test_validate(assignment):
 
 def test_leak_check_catches_a_reference_line(tmp_path, monkeypatch):
     """Plant a line of the reference into the release folder: the leak check must see it."""
+    from conftest import EXEMPLAR
+
     from autograder.course import validate as v
     from autograder.course.source import _function_bodies, load
-    from conftest import EXEMPLAR
 
     src = load(EXEMPLAR)
     graded = next(c for c in src.cells if c.role == "graded")

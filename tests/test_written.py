@@ -10,11 +10,11 @@ from otter.export.exporters.base_exporter import BaseExporter
 
 from autograder.cohort import outputs, pages
 from autograder.cohort.record import CohortSummary, Record
-from autograder.run import notebook
 from autograder.course.generate import build_otter_zip, otter_config
-from autograder.run.paths import REPO
 from autograder.course.source import all_assignments, load
+from autograder.run import notebook
 from autograder.run.mistakes import SourceError
+from autograder.run.paths import REPO
 from autograder.run.record import Answer
 
 WITH_ANSWERS = [a for a in all_assignments() if load(a).written_questions()]

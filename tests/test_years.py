@@ -7,16 +7,16 @@ import subprocess
 import sys
 
 import pytest
+from conftest import EXEMPLAR
 
 import course_config
 from autograder.course.generate import _cells, _notebook, module_text
-from autograder.run.grading import run_hidden_tests
 from autograder.course.mutate import score_code, variant_cells
-from autograder.run.protocol import roundtrip
-from autograder.run.paths import REPO
 from autograder.course.source import load
+from autograder.run.grading import run_hidden_tests
+from autograder.run.paths import REPO
+from autograder.run.protocol import roundtrip
 from autograder.run.testing import LocalStudent, rng_for
-from conftest import EXEMPLAR
 
 THIS, NEXT = course_config.YEAR, course_config.YEAR + 1
 
