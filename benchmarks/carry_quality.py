@@ -67,7 +67,8 @@ def main() -> int:
           f"{total['forging']} forging variants: forged points {total['forged']:g}, reference values shown "
           f"{total['shown']}" + (f" ({total['vacuous']} recording variants received none: not checked)"
                                  if total["vacuous"] else "") + f"  ({time.monotonic() - start:.0f} s)")
-    return 0 if total["over"] == total["under"] == total["shown"] == total["vacuous"] == 0 and total["forged"] == 0 else 1
+    return 0 if (total["over"] == total["under"] == total["shown"] == total["vacuous"] == 0
+                 and total["forged"] == 0) else 1
 
 
 if __name__ == "__main__":

@@ -110,8 +110,8 @@ def main() -> None:
     print(f"  pdl grade / floor = {med['pdl grade, correct'] / floor:.2f}  (correct submission; the floor is "
           f"the hidden tests against the reference in one plain pytest process, {floor:.2f} s)")
     imports = {}
-    for what in ("autograder.run.grading", "autograder.run.diagnose", "autograder.run.worker, IPython.core.interactiveshell",
-                 "nbformat"):
+    for what in ("autograder.run.grading", "autograder.run.diagnose",
+                 "autograder.run.worker, IPython.core.interactiveshell", "nbformat"):
         cmd = [sys.executable, "-c", f"import {what}"]
         imports[what] = statistics.median(timed(cmd, REPO) for _ in range(3))
     print("\nimport time of a fresh interpreter (median of 3), to keep the grading path lean:")

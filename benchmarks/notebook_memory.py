@@ -87,7 +87,8 @@ def main() -> None:
         for how in ("load_submission", "json.loads"):
             small, large = measure(twin, how), measure(big, how)
             print(f"{how:>16}: twin peak {small['peak'] / mib:6.1f} MB, rss +{small['rss'] / mib:6.1f} MB, "
-                  f"{small['seconds']:.2f} s | big peak {large['peak'] / mib:6.1f} MB, rss +{large['rss'] / mib:6.1f} MB, "
+                  f"{small['seconds']:.2f} s | big peak {large['peak'] / mib:6.1f} MB, "
+                  f"rss +{large['rss'] / mib:6.1f} MB, "
                   f"{large['seconds']:.2f} s | ratio big/twin: peak {large['peak'] / small['peak']:.1f}x, "
                   f"rss {max(large['rss'], 1) / max(small['rss'], mib):.1f}x")
 

@@ -36,7 +36,8 @@ def write_with_blob(path, nb: dict, place, size_mb: int) -> None:
     with open(path, "w") as fh:
         fh.write(head)
         fh.write(base64.b64encode(b"\x89PNG\r\n\x1a\n").decode())
-        fh.writelines(base64.b64encode(os.urandom(3 << 18)).decode() for _ in range(size_mb))  # 1 MB of base64 at a time
+        # 1 MB of base64 at a time
+        fh.writelines(base64.b64encode(os.urandom(3 << 18)).decode() for _ in range(size_mb))
         fh.write(tail)
 
 
@@ -102,7 +103,8 @@ def stripped(nb: dict) -> dict:
 
 def awkward_notebook(rng: random.Random) -> dict:
     """A notebook of strings full of escapes, quotes and non-ASCII text, with outputs and attachments."""
-    alphabet = ['"', "\\", "\n", "\t", "a", "é", "€", "😀", " ", "{", "]", ":", ",", "\x01", "1", "e", "NaN", "-Infinity"]
+    alphabet = ['"', "\\", "\n", "\t", "a", "é", "€", "😀", " ", "{", "]", ":", ",", "\x01", "1", "e", "NaN",
+                "-Infinity"]
 
     def text(n):
         return "".join(rng.choice(alphabet) for _ in range(rng.randrange(n)))

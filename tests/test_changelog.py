@@ -27,4 +27,5 @@ def test_a_version_missing_from_the_changelog_is_found():
     text = (REPO / "CHANGELOG.md").read_text()
     aid = all_assignments()[0]
     assert (aid, assignment_version(aid)) in listed_versions(text)
-    assert (aid, assignment_version(aid)) not in listed_versions(text.replace(assignment_version(aid), "2026.0000000000"))
+    assert (aid, assignment_version(aid)) not in listed_versions(
+        text.replace(assignment_version(aid), "2026.0000000000"))

@@ -209,7 +209,8 @@ def test_generic_ignored_argument_and_small_inputs():
     assert "right when `x` is small and wrong for every larger one" in text
     ok = [((np.array([0.1 * k]),), {}) for k in range(1, 7)]
     nan = [((np.array([50.0 + k]),), {}) for k in range(6)]
-    assert "nan or inf for large `x`" in _generic("f", lambda x: ref_f(x) if x[0] < 10 else np.full(1, np.inf), ok + nan)
+    assert "nan or inf for large `x`" in _generic("f", lambda x: ref_f(x) if x[0] < 10 else np.full(1, np.inf),
+                                                  ok + nan)
 
 
 def test_small_inputs_only_needs_a_clean_threshold_with_enough_on_both_sides():

@@ -255,7 +255,8 @@ def test_grades_csv_canvas_csv_and_pages_hold_the_final_grade(tmp_path, policy):
         ["Participant 111", "Participant 222", "Participant 333", "Participant 444", "Participant stranger",
          "Participant 666"]
     assert [row[4] for row in moodle[1:]] == ["9.00", "5.00", "7.00", "6.00", "4.00", "0.00"]
-    assert [row[7] for row in moodle[1:]] == ["Thursday, 15 October 2026, 10:10 PM", "Saturday, 17 October 2026, 11:00 PM",
+    assert [row[7] for row in moodle[1:]] == ["Thursday, 15 October 2026, 10:10 PM",
+                                              "Saturday, 17 October 2026, 11:00 PM",
                                               "", "Saturday, 17 October 2026, 11:00 PM", "", ""]
 
     page = (out / "feedback" / "zolaemile.html").read_text()

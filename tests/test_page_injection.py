@@ -11,7 +11,8 @@ DOM inspected (``--dump-dom``, after virtual time for timers and refreshes): no 
 inert elements and attributes, only safe links; once as written and once without its
 Content-Security-Policy (so the sanitizer alone must hold). The same vectors, raw, on a page
 without either protection do run there (the detector sees them); with the policy alone no script
-runs; the sanitizer alone leaves nothing of them that could. The pages still show the student's text, escaped, and real math as laid-out MathML.
+runs; the sanitizer alone leaves nothing of them that could. The pages still show the student's
+text, escaped, and real math as laid-out MathML.
 """
 
 import csv

@@ -61,7 +61,8 @@ def _alternative(stub: dict) -> dict:
     for cell in _graded(nb):
         src = "".join(cell["source"])
         name = re.search(r"^def (\w+)", src, re.MULTILINE).group(1)
-        src = re.sub(r"    # YOUR CODE HERE\n    raise NotImplementedError\(.*\)", lambda m, body=bodies[name]: body, src)
+        src = re.sub(r"    # YOUR CODE HERE\n    raise NotImplementedError\(.*\)",
+                     lambda m, body=bodies[name]: body, src)
         cell["source"] = src + ("\n\n\n" + "\n\n\n".join(helpers) if name == "interior_minimum" else "")
     return nb
 
@@ -91,7 +92,8 @@ def cohort(tmp_path_factory):
                "bob": "I think the first derivative looks like a step at large N and the second one like a spike.",
                "cleo": "Between alpha_c and alpha_sp both minima exist: a metastable interior state, hysteresis.",
                "quin": "Magnet: +m and -m, symmetric. Perceptron: the teacher and the cloud; Ising weights matter.",
-               "quil": "Here the minima are not related by any symmetry, the discreteness of the weights gives the jump.",
+               "quil": ("Here the minima are not related by any symmetry, "
+                        "the discreteness of the weights gives the jump."),
                "quid": "With spherical weights the entropy has no cusp at R=1 and the transition becomes continuous."}
     wrong = {}
     for i, s in enumerate(["wen", "wu", "wei", "wan"]):  # four identical written answers, code untouched
@@ -113,8 +115,8 @@ def cohort(tmp_path_factory):
         blank = answers.get(student, "*Your answer here.*") == "*Your answer here.*"
         text_2 = (prompt_2 + "\n\nMy answer: " + answers[student][:40]
                   if student.startswith("qu") else "*Your answer here.*")
-        manual = [{"question": "written_1", "points": 1.0, "cell": 32, "text": answers.get(student, "*Your answer here.*"),
-                   "missing": False, "blank": blank},
+        manual = [{"question": "written_1", "points": 1.0, "cell": 32,
+                   "text": answers.get(student, "*Your answer here.*"), "missing": False, "blank": blank},
                   {"question": "written_2", "points": 1.0, "cell": 42, "text": text_2, "missing": False,
                    "blank": text_2 == "*Your answer here.*"}]
         stubbed = student in ("wen", "wu", "wei", "wan", "stu1", "stu2")

@@ -60,8 +60,8 @@ def student_python(tmp_path_factory) -> Path:
     venv = tmp_path_factory.mktemp("student") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     # --no-compile: half the build time; the notebooks compile what they import as they run (as the student)
-    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-compile", "--retries", "1", "--timeout", "30",
-                          "-r", str(REPO / "assignments" / "requirements.txt")],
+    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-compile", "--retries", "1",
+                          "--timeout", "30", "-r", str(REPO / "assignments" / "requirements.txt")],
                          capture_output=True, text=True, timeout=1800)
     assert pip.returncode == 0, "the students' requirements do not install:\n" + pip.stderr[-3000:]
     return venv / "bin" / "python"
@@ -95,6 +95,7 @@ def test_untouched_release_runs_top_to_bottom_in_the_student_venv(assignment, st
     assert "\nerror " not in "\n" + run.stdout, run.stdout
     assert re.search(r"^not yet .*: implement \w+", run.stdout, flags=re.M), run.stdout
     assert not re.search(r"^(ok|FAIL) ", run.stdout, flags=re.M), run.stdout  # a stub neither passes nor fails
-    assert re.search(r"^0/[1-9]\d* public checks pass\. Public checks are a first test only", run.stdout, flags=re.M), run.stdout
+    assert re.search(r"^0/[1-9]\d* public checks pass\. Public checks are a first test only", run.stdout,
+                     flags=re.M), run.stdout
     assert sorted(p.name for p in work.iterdir()) == before
     assert "WARNING" not in run.stderr, run.stderr

@@ -103,7 +103,8 @@ def test_demo_cohort_then_hand_scores_reach_grades_gradebook_and_feedback(tmp_pa
     exported = export(db, tmp_path / "export1.csv")
     assert float(exported["partial"]["score"]) == auto + 1 and float(exported["correct"]["score"]) == top + 1
     page = (out / "feedback" / "partial.html").read_text()
-    assert "Right idea" in page and "<math" in page and "&lt;b&gt;no&lt;/b&gt;" in page and f"{auto + 1:g} / {top + 2:g}" in page
+    assert ("Right idea" in page and "<math" in page and "&lt;b&gt;no&lt;/b&gt;" in page
+            and f"{auto + 1:g} / {top + 2:g}" in page)
     md = (out / "feedback" / "partial.md").read_text()
     assert "written_1: 1 / 1" in md and "Right idea" in md and "<b>" not in md
 

@@ -107,7 +107,8 @@ def test_a_value_a_view_model_forgot_to_escape_is_escaped():
     env = pages.ENV
     assert env.autoescape is True
     assert env.from_string("<p title='{{ x }}'>{{ x }}</p>").render(x=ATTRIBUTE) == (
-        "<p title='x&#39;&#34;&gt;&lt;img src=x onerror=alert(2)&gt;'>x&#39;&#34;&gt;&lt;img src=x onerror=alert(2)&gt;</p>")
+        "<p title='x&#39;&#34;&gt;&lt;img src=x onerror=alert(2)&gt;'>"
+        "x&#39;&#34;&gt;&lt;img src=x onerror=alert(2)&gt;</p>")
     assert env.from_string("{{ x }}").render(x=Markup("<b>made here</b>")) == "<b>made here</b>"
     new = env.from_string('{% extends "page.html" %}{% block body %}<h1>{{ x }}</h1>{{ y }}{% endblock %}')
     text = new.render(title=HOSTILE, x=HOSTILE, y=Markup(HOSTILE), css=Markup(pages.CSS), csp=Markup(pages.CSP))

@@ -140,7 +140,8 @@ def test_fences_are_those_otter_assign_writes_for_a_manual_question(tmp_path):
 
     src = load(LAB)
     q = src.written_questions()[0]
-    after = next(c.source for c in src.cells[src.cells.index(next(c for c in src.cells if c.source == q.model_answer)) + 1:]
+    after = next(c.source
+                 for c in src.cells[src.cells.index(next(c for c in src.cells if c.source == q.model_answer)) + 1:]
                  if c.kind == "markdown")
     master = nbformat.v4.new_notebook()
     master.cells = [

@@ -153,7 +153,8 @@ def test_assignment_version_changes_with_grading_code_not_with_docstrings_or_com
         finally:
             path.write_text(original[path])
 
-    assert version_after(module, '"""Reference implementation', '"""A reworded docstring.\n\nReference implementation') == base
+    assert version_after(module, '"""Reference implementation',
+                         '"""A reworded docstring.\n\nReference implementation') == base
     assert version_after(module, "PARAMS = {", "# a new comment\n\n\nPARAMS = {") == base
     assert version_after(tests, '"""Hidden tests of', '"""Reworded hidden tests of') == base
     assert version_after(tests, "def test_", "# a comment\ndef test_") == base

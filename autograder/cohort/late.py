@@ -172,7 +172,8 @@ def assess(rec: Record, deadline, policy: dict, total: float, total_max: float) 
         at = None
     if at is None:
         if flag and policy:
-            out["why"] = f"{lms} marked this submission late; with no submission time known, no late penalty was computed."
+            out["why"] = (f"{lms} marked this submission late; with no submission time known, "
+                          "no late penalty was computed.")
         return out
     seconds = 0
     if mine is not None:

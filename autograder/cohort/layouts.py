@@ -356,7 +356,7 @@ def discover(root: Path, assignment: str, out: Path | None = None, *,
                                 note=info.get("note", ""), lms=info.get("lms", ""),
                                 lms_id=info.get("lms_id", ""), late=info.get("late"), key=key)
     texts = {key: info["text"] for key, ((_, info), *_) in candidates.items()}
-    for key, ((nb, info), *_) in sorted(candidates.items(), key=lambda kv: kv[1][0][0]):
+    for _key, ((nb, info), *_) in sorted(candidates.items(), key=lambda kv: kv[1][0][0]):
         for member in info.get("group", [])[1:]:  # the other submitters of a group submission
             mkey = f"gradescope:{member['id']}"
             if mkey in found:

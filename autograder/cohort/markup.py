@@ -89,7 +89,8 @@ def _unicode_variants(mathml: str) -> str:
         if variant is None:
             return m.group(0)
         text = html.unescape(m.group(3))
-        return f"<{m.group(1)} mathvariant=\"normal\">{html.escape(''.join(_styled(c, variant) for c in text))}</{m.group(1)}>"
+        styled = html.escape(''.join(_styled(c, variant) for c in text))
+        return f"<{m.group(1)} mathvariant=\"normal\">{styled}</{m.group(1)}>"
 
     return re.sub(r'<(mi|mn|mo|mtext) mathvariant="([a-z-]+)">([^<]*)</\1>', repl, mathml)
 

@@ -45,7 +45,8 @@ NBGRADER_PLACEHOLDERS = ("YOUR ANSWER HERE",)  # nbgrader's ClearSolutions.text_
 CSS = ("body{font-family:system-ui,sans-serif;max-width:64em;margin:2em auto;padding:0 1em;line-height:1.45;"
        "color:#222}table{border-collapse:collapse;margin:.6em 0}td,th{padding:.3em .6em;"
        "border-bottom:1px solid #ddd;vertical-align:top;text-align:left}th{background:#f4f4f4}"
-       "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.ok td:first-child{color:#176}"
+       "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+       ".ok td:first-child{color:#176}"
        ".bad td:first-child{color:#a22}.miss{color:#a22}.late{color:#a40;font-weight:600}"
        ".diag{margin-top:.3em;padding:.2em .5em;border-left:3px solid #c80;background:#fff8ec}"
        ".answer{border-left:3px solid #ccc;padding-left:1em;margin:.4em 0}.comment{border-left:3px solid #47a;"
@@ -155,8 +156,9 @@ def previous_grading(prev: dict | None) -> str:
     """The grading of an answer that changed since it was scored, as one line ("" if none)."""
     if not prev or not (prev.get("score") or str(prev.get("comment", "")).strip()):
         return ""
-    return (f"score {prev.get('score') or '—'}" + (f"; comment: {prev['comment']}" if str(prev.get("comment", "")).strip()
-                                                    else "") + " (answer changed since)")
+    return (f"score {prev.get('score') or '—'}"
+            + (f"; comment: {prev['comment']}" if str(prev.get("comment", "")).strip() else "")
+            + " (answer changed since)")
 
 
 def troubled(t: TestResult) -> bool:
@@ -290,7 +292,8 @@ def feedback_markdown(rec: Record, hand: HandScores | None = None, deadline=None
                   + (f"; {w['ungraded']} written answer(s) not graded yet" if w["ungraded"] else "") + ")", ""]
     flag, by = late(rec, deadline)
     if rec.submitted_at:
-        lines += [f"Submitted {md_text(when_text(rec.submitted_at))}" + (f" (late by {by})" if flag == "yes" else "") + ".", ""]
+        lines += [f"Submitted {md_text(when_text(rec.submitted_at))}"
+                  + (f" (late by {by})" if flag == "yes" else "") + ".", ""]
     fate = penalty(rec, w, deadline)
     if fate["why"]:
         lines += [md_text(fate["why"]) + (f" **Final: {fate['final']:g} / {rec.max_score + w['max']:g}**"
@@ -319,7 +322,8 @@ def feedback_markdown(rec: Record, hand: HandScores | None = None, deadline=None
         lines += ["", "Notes from the grader:"] + [f"- {md_text(e)}" for e in dict.fromkeys(rec.errors)]
     if w["items"]:
         answered = sum(i["state"] == "yes" for i in w["items"])
-        lines += ["", f"Written answers: {answered} of {len(w['items'])} answered ({w['max']:g} points, graded by hand)."]
+        lines += ["", f"Written answers: {answered} of {len(w['items'])} answered "
+                      f"({w['max']:g} points, graded by hand)."]
         for i in w["items"]:
             q = md_text(i["question"])
             if i["state"] == "no cell":
@@ -419,7 +423,8 @@ def feedback_href(student: str) -> str:
     return "feedback/" + quote(f"{student}.html")
 
 
-def report_figures(scores: list[float], full: float, rates: dict[str, float], slow: list[tuple[str, float]]) -> list[str]:
+def report_figures(scores: list[float], full: float, rates: dict[str, float],
+                   slow: list[tuple[str, float]]) -> list[str]:
     """The report's figures as data: URIs of PNGs: the histogram of ``scores`` (tests, out of
     ``full``) in whole students, each test's pass rate (``rates``: name -> fraction passing), and
     the slowest submissions (``slow``: (student, seconds))."""

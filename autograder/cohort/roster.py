@@ -87,7 +87,8 @@ def read_roster(path: Path, deadline=None) -> list[Student]:
             ids[sid.casefold()] = line
             email = row.get("email", "")
             if email and email.casefold() in emails:
-                raise RosterError(f"{path}, line {line}: the email {email!r} is already on line {emails[email.casefold()]}")
+                raise RosterError(f"{path}, line {line}: the email {email!r} is already on line "
+                                  f"{emails[email.casefold()]}")
             if email:
                 emails[email.casefold()] = line
             extension = row.get("extension", "")

@@ -262,7 +262,8 @@ def behaviour_pairs(results: list[Record]) -> list[Pair]:
             rare = sorted(m for m in mistakes[a] & mistakes[b] if made[m] <= limit)
             if not same and not rare:
                 continue
-            evidence = "; ".join(([f"the same {len(wrong[a])} tests answered wrong, as only {sets[wrong[a]]} students did"]
+            evidence = "; ".join(([f"the same {len(wrong[a])} tests answered wrong, "
+                                   f"as only {sets[wrong[a]]} students did"]
                                   if same else [])
                                  + [f"the same rare mistake ({made[m]} students): {m}" for m in rare])
             pairs.append(Pair("behaviour", a, b, len(rare) + same, same and bool(rare), shared=len(rare),
@@ -307,7 +308,8 @@ def write_csv(sim: Similarity, path: Path) -> None:
     write_rows(path, rows)
 
 
-_TITLES = {"code": "Code of the graded cells", "written": "Written answers", "behaviour": "Behaviour on the hidden tests"}
+_TITLES = {"code": "Code of the graded cells", "written": "Written answers",
+           "behaviour": "Behaviour on the hidden tests"}
 _EXPLAIN = {
     "code": (f"copydetect's winnowing fingerprints ({CODE_K}-grams of the code with names, strings, comments and "
              "layout filtered out), the release's template discounted. Shares: the fraction of each side's own "
@@ -380,7 +382,8 @@ def report_section(sim: Similarity) -> str:
             f"<p>Flagged pairs: {counts}. <a href='similarity.html'>Side by side</a>; every pair in "
             "<code>similarity.csv</code>.</p>"
             + ("<table id='similarity'><thead><tr><th>signal</th><th>student</th><th>student</th><th>question</th>"
-               f"<th class='num'>score</th><th>evidence</th></tr></thead><tbody>{rows}</tbody></table>" if rows else ""))
+               f"<th class='num'>score</th><th>evidence</th></tr></thead><tbody>{rows}</tbody></table>"
+               if rows else ""))
 
 
 def write(summary: CohortSummary, out: Path) -> Similarity:

@@ -467,7 +467,8 @@ def measure_assignment(assignment: str, mutants: int = MUTANTS, forging: bool = 
 
 def describe(m: Measured) -> str:
     flag = "OVER" if m.over else "UNDER" if m.under else f"FORGED {m.forged:g}" if m.forged else \
-        f"SHOWN {m.shown[:3]}" if m.shown else "VACUOUS" if m.cell.kind == "forge:recording" and not m.delegated else "ok"
+        f"SHOWN {m.shown[:3]}" if m.shown else \
+        "VACUOUS" if m.cell.kind == "forge:recording" and not m.delegated else "ok"
     return (f"{flag:>9}  {m.cell.kind:<16} lost {m.lost:g} (without carrying {m.lost_without:g}) of "
             f"{m.max_score:g}; its functions {', '.join(sorted(m.cell.wrong))}: {m.advertised:g}; "
             f"{m.carried} carried" + (f", {m.delegated} reference values in re-runs" if m.cell.kind == "forge:recording"

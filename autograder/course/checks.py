@@ -56,7 +56,7 @@ try:  # `%%figure` on a figure cell: with functions still missing it says which 
                   f"({type(exc).__name__}: {exc}); implement {', '.join(_pdl_stubs())} first")
 except Exception:  # noqa: BLE001 - not in IPython: figure cells run as they are
     pass
-'''
+'''  # noqa: E501 - inserted verbatim into the notebooks: a wrapped line would change every release
 
 
 def run_public_checks(notebook, assignment: str | None = None, timeout: float = 300) -> tuple[list, list]:

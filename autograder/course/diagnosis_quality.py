@@ -182,7 +182,7 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
     def right(actual, expected) -> bool:
         return close(actual, expected, rtol, atol)
 
-    for kind, pattern in CLAIMS:
+    for kind, pattern in CLAIMS:  # noqa: B007 - `kind` of the claim matched, read after the loop
         m = re.match(pattern, sentence)
         if m:
             break
@@ -436,7 +436,7 @@ def report(assignments, modes=("normal", "loo"), log=print) -> list[Judged]:
         for mode in modes:
             line(a, judged, mode)
         for j in judged:
-            for test, diagnosis, why in j.wrong:
+            for test, _diagnosis, why in j.wrong:
                 log(f"    WRONG [{j.mode}] {j.cell[:60]} / {test}: {why[:160]}")
     for mode in modes:
         line("TOTAL", everything, mode)

@@ -445,7 +445,8 @@ def nbgrader_notebook(src: Source):
             # private helpers of the reference: nbgrader's release turns the region into a stub,
             # which must not raise at top level, hence the try.
             text = ("try:\n    ### BEGIN SOLUTION\n" + textwrap.indent(text, "    ") +
-                    "\n    ### END SOLUTION\nexcept NotImplementedError:\n    pass  # your own helper functions may go here")
+                    "\n    ### END SOLUTION\nexcept NotImplementedError:\n"
+                    "    pass  # your own helper functions may go here")
             meta = {"solution": True, "grade": False, "locked": False}
         elif role == "graded":
             text = nbgrader_solution(text)

@@ -328,7 +328,8 @@ def coverage_lines(cov: Coverage) -> list[tuple[bool, str]]:
     missing, stale = cov.missing(), cov.stale_exceptions()
     out = []
     if cov.errors:
-        out.append((False, f"public checks run on the reference for the argument coverage: {'; '.join(cov.errors[:3])}"))
+        out.append((False, "public checks run on the reference for the argument coverage: "
+                           f"{'; '.join(cov.errors[:3])}"))
     text = "public checks call each graded function with a non-default value of each argument: " + cov.summary()
     if missing:
         text += ("; not exercised (add a check, or a '# public-check exception: fn(arg): reason' line to a "

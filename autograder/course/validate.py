@@ -262,7 +262,8 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
              f"reference solution scores {scores['correct'][0]:g}/{full:g}")
         unmarked, marked = reference_dependent_tests(assignment)
         line(not unmarked, (f"hidden tests whose inputs come from a reference result are marked reference_input: "
-                            f"{len(marked)}" if marked else "no hidden test sends a value computed from a reference result")
+                            f"{len(marked)}" if marked
+                            else "no hidden test sends a value computed from a reference result")
              if not unmarked else "hidden tests send values computed from a reference result without "
              f"@pytest.mark.reference_input: {', '.join(unmarked)}")
         line(scores["stub"][0] == 0, f"untouched release scores {scores['stub'][0]:g}/{full:g}")
@@ -321,7 +322,8 @@ def validate_many(ids: list[str], workers: int | None = None, progress: bool = T
     jobs = {aid: dict(options, gradescope_cases=simulate.CASES if i == 0 else
                       tuple(c for c in simulate.CASES if c not in simulate.ENGINE_CASES)) for i, aid in enumerate(ids)}
     if options.get("gradescope") and len(ids) > 1:
-        print(f"Gradescope simulation: the engine's cases ({', '.join(simulate.ENGINE_CASES)}) on {ids[0]} only", flush=True)
+        print(f"Gradescope simulation: the engine's cases ({', '.join(simulate.ENGINE_CASES)}) on {ids[0]} only",
+              flush=True)
     workers = max(1, min(workers or os.cpu_count() or 1, len(ids)))
     if workers == 1:  # each line as it comes
         results = [validate(aid, **jobs[aid]) for aid in ids]  # every one, even after a failure

@@ -7,8 +7,9 @@ otter the results (``autograder.gradescope.results``) instead of running anythin
 
 The zip keeps otter's format (``otter generate`` builds it) with these changes:
 
-* ``pdl/``: the grading engine (the run layer and the plugin, ``engine_modules``), the reference, the hidden tests, the release notebook and its
-  data files, and ``course_config.py``; ``setup.sh`` makes all of ``/autograder`` readable by
+* ``pdl/``: the grading engine (the run layer and the plugin, ``engine_modules``), the reference, the hidden
+  tests, the release notebook and its data files, and ``course_config.py``; ``setup.sh`` makes all of
+  ``/autograder`` readable by
   root only (where the container refuses namespaces, the student's process runs as a uid of its
   own, ``account`` isolation: no account is created for it).
 * ``requirements.txt`` / ``environment.yml``: exact versions of what generated the course;
@@ -77,7 +78,8 @@ def setup_sh(otter_setup: str, pdf: bool) -> str:
     """otter's setup.sh, with conda in /opt (the student's account must run its Python; /root
     is closed to it), no browser unless PDF export is on, then our account and permissions."""
     text = otter_setup.replace("/root/miniforge3", "/opt/miniforge3")
-    text = text.replace("/autograder/source/mamba_install.sh -b", "/autograder/source/mamba_install.sh -b -p /opt/miniforge3")
+    text = text.replace("/autograder/source/mamba_install.sh -b",
+                        "/autograder/source/mamba_install.sh -b -p /opt/miniforge3")
     lines = []
     for ln in text.splitlines():
         if ln.startswith("apt-get install -y wget"):

@@ -4,8 +4,8 @@ grades through ``autograder.run.grading.grade``, the engine of ``pdl grade``.
 ``prepare_submission`` runs first (the zip's ``run_otter.py``, before otter's runner): it reduces
 the submission folder to the notebook as pdl reads it, so otter never opens a student's file.
 ``before_execution`` grades that notebook in pdl's sandbox and gives otter's kernel an empty
-notebook, so nothing of the student's ever runs in otter's (root) kernel; ``after_grading`` makes otter write pdl's verdict as Gradescope's results.json
-(``autograder.gradescope.results``).
+notebook, so nothing of the student's ever runs in otter's (root) kernel; ``after_grading`` makes
+otter write pdl's verdict as Gradescope's results.json (``autograder.gradescope.results``).
 """
 
 from __future__ import annotations

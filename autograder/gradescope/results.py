@@ -42,7 +42,8 @@ def results(report: dict) -> dict:
                       "status": "passed" if t.get("passed") else "failed",
                       "output": output, "visibility": "after_published"})
     if report.get("functions"):
-        rows = [f"{row['function']}: {row['max_points']:g} points" + (f", lost {row['lost']:g}" if row.get("lost") else "")
+        rows = [f"{row['function']}: {row['max_points']:g} points"
+                + (f", lost {row['lost']:g}" if row.get("lost") else "")
                 for row in report["functions"]]
         if any(t.get("carried_forward") for t in report.get("tests", [])):
             rows += ["", RULE]
@@ -63,7 +64,8 @@ def results(report: dict) -> dict:
 def check_results_json(data: dict) -> None:
     """Raise ValueError where ``data`` breaks Gradescope's results.json specification."""
     visibilities = {"visible", "hidden", "after_due_date", "after_published"}
-    if not isinstance(data.get("tests"), list) or ("score" not in data and not all("score" in t for t in data["tests"])):
+    if (not isinstance(data.get("tests"), list)
+            or ("score" not in data and not all("score" in t for t in data["tests"]))):
         raise ValueError("results.json needs a score or per-test scores, and a list of tests")
     if data.get("visibility", "visible") not in visibilities:
         raise ValueError("bad top-level visibility")

@@ -69,7 +69,8 @@ def _build_venv(venv: Path, reqs: bytes) -> Path:
     print(f"building the Gradescope environment {venv.name} from the zip's requirements.txt "
           "(once; a few minutes) ...", file=sys.stderr, flush=True)
     pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile",
-                          "--retries", "1", "--timeout", "30", "-r", str(venv / "requirements.txt")], capture_output=True, text=True)
+                          "--retries", "1", "--timeout", "30", "-r", str(venv / "requirements.txt")],
+                         capture_output=True, text=True)
     if pip.returncode:  # pip's retry warnings for an unreachable index are noise unless it fails
         raise RuntimeError(f"pip could not build {venv}:\n{pip.stderr[-3000:]}")
     (venv / ".complete").write_text("ok\n")
