@@ -29,6 +29,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course.generate import module_text
+from autograder.course.inprocess import grade_code
+from autograder.course.source import load
 from autograder.run.paths import REPO
 
 CORPUS = REPO / "benchmarks" / "unseen_mistakes"
@@ -121,10 +124,6 @@ class Graded:
 
 def grade(assignment: str) -> list[Graded]:
     """Every cell of ``assignment``'s corpus file graded with the diagnosis on."""
-    from autograder.course.generate import module_text
-    from autograder.course.inprocess import grade_code
-    from autograder.course.source import load
-
     reference = module_text(load(assignment))  # the reference module, as check.py grades it
     out = []
     for c in cells(CORPUS / f"{assignment}.py"):
