@@ -135,7 +135,7 @@ def cmd_grade_cohort(args) -> int:
             gradebook=False if args.no_gradebook else args.gradebook or True, workers=args.workers,
             timeout=args.timeout, call_timeout=args.call_timeout, memory_mb=args.memory, isolation=args.isolation,
             scheduler=args.scheduler, screenshots=args.screenshots, progress=not args.quiet,
-            log=lambda text: print(text, flush=True))
+            log=lambda text: print(text, flush=True), allow_shrink=args.allow_shrink)
     except engine("TermRefused") as exc:
         print(f"pdl: {exc}. Nothing was graded.", file=sys.stderr)
         return 2
@@ -301,6 +301,9 @@ def main(argv=None) -> int:
     p.add_argument("--screenshots", action="store_true",
                    help="also save PNGs of the report, written answers and a feedback page (headless Chromium)")
     p.add_argument("--roster", help="roster CSV (id, name, email, section, extension): names, sections, extensions")
+    p.add_argument("--allow-shrink", action="store_true",
+                   help="grade even a folder with no submission, or fewer than half as many as --out has graded "
+                        "(its outputs then list only these)")
     p.set_defaults(func=cmd_grade_cohort)
 
     p = sub.add_parser("check", help="run a notebook's public checks (for students)")

@@ -166,13 +166,33 @@ def _unpack(source: Path) -> tuple[Path | None, list[str]]:
         raise
 
 
+SHRINK = 0.5  # a run that finds fewer than this share of the records already in --out is refused
+
+
+def _refuse_shrink(source: Path, root: Path, assignment: str, out: Path, zipped: bool) -> None:
+    """``CohortInputError`` when ``source`` holds no submission, or far fewer than ``out`` has
+    records of: the outputs (grades.csv, the LMS exports) would be rewritten with fewer rows."""
+    found, _ = discover(root, assignment, None, zipped=zipped)  # no id registry: nothing written
+    records = out / "records"
+    kept = sum(1 for _ in records.glob("*.json")) if records.is_dir() else 0
+    if not found:
+        raise CohortInputError(f"no notebook of {assignment} found in {source}; give the folder or zip of the "
+                               "submissions (nothing in " f"{out} was changed)")
+    if kept and len(found) < SHRINK * kept:
+        raise CohortInputError(f"{len(found)} submissions found in {source}, fewer than half of the {kept} already "
+                               f"graded in {out}: its grades.csv and LMS exports would list only these. Give the "
+                               "whole cohort, another --out, or --allow-shrink (nothing was changed)")
+
+
 def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | None = None,
                  timeout: float = 300, call_timeout: float = 60, memory_mb: int = 4096,
                  scheduler: str | None = None, progress: bool = True,
-                 isolation: str | None = None, keep_files: contextlib.ExitStack | None = None) -> CohortSummary:
+                 isolation: str | None = None, keep_files: contextlib.ExitStack | None = None,
+                 allow_shrink: bool = False) -> CohortSummary:
     """Grade everything under ``source`` (folder or zip); returns a ``CohortSummary``.
     Refuses before grading or writing anything: ``CohortInputError`` for an unknown assignment (the
-    nearest ids named) or a source that is missing, corrupt or neither a folder nor a zip;
+    nearest ids named), a source that is missing, corrupt or neither a folder nor a zip, or one with
+    no submission or fewer than half as many as ``out`` has records of (unless ``allow_shrink``);
     ``SandboxUnavailable`` if the sandbox cannot be built. On Ctrl-C keeps every finished record,
     says how to resume and raises KeyboardInterrupt. A zip is extracted to a temporary folder, removed
     when grading ends, or with ``keep_files`` when that stack closes (so that the results'
@@ -187,6 +207,8 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
     if tmp is not None and keep_files is not None:
         keep_files.callback(shutil.rmtree, tmp, ignore_errors=True)
     try:
+        if not allow_shrink:
+            _refuse_shrink(source, root, assignment, out, zipped=tmp is not None)
         isolation = resolve_isolation(isolation)
         out.mkdir(parents=True, exist_ok=True)
         records = out / "records"

@@ -110,7 +110,7 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
                gradebook: str | bool = True, workers: int | None = None, timeout: float | None = None,
                call_timeout: float | None = None, memory_mb: int | None = None, isolation: str | None = None,
                scheduler: str | None = None, screenshots: bool = False, progress: bool = True,
-               log: Callable[[str], None] | None = None) -> Term:
+               log: Callable[[str], None] | None = None, allow_shrink: bool = False) -> Term:
     """Grade ``submissions`` (a folder or zip, any layout) for ``assignment`` into ``out`` (default
     ``results/<assignment>``) and write every output; what ``pdl grade-cohort`` does.
 
@@ -120,7 +120,9 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
     settings', ``autograder.run.settings``); ``isolation``: namespace, account or process;
     ``workers`` or ``scheduler`` (a dask.distributed address): where to grade; ``screenshots``:
     PNGs of the pages (headless Chromium); ``progress``: a progress bar on stderr; ``log``: called
-    with each line said while it works (roster matches, each phase).
+    with each line said while it works (roster matches, each phase); ``allow_shrink``: grade a
+    folder with no submission, or far fewer than ``out`` holds records of (refused otherwise: the
+    outputs would be rewritten with fewer rows).
 
     A rerun into the same ``out`` grades only what is new or changed and merges the hand scores.
     Raises ``TermRefused`` (and ``UnknownAssignment``, ``SandboxUnavailable``) before anything is
@@ -140,7 +142,7 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
             summary = cohort_grade.grade_cohort(
                 Path(submissions), assignment, out, workers=workers, timeout=limits.timeout_s,
                 call_timeout=limits.call_timeout_s, memory_mb=limits.memory_mb, scheduler=scheduler,
-                progress=progress, isolation=isolation, keep_files=files)
+                progress=progress, isolation=isolation, keep_files=files, allow_shrink=allow_shrink)
         except (cohort_grade.CohortInputError, IdRegistryError) as exc:
             raise TermRefused(str(exc)) from exc
         records = summary.results
