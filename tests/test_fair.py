@@ -82,14 +82,16 @@ def test_the_report_gives_the_score_with_and_without_carry_forward(write_nb, cor
 
 def test_feedback_says_each_mistake_once_and_lists_the_tests_it_explains():
     from autograder.cohort.pages import feedback_html, feedback_markdown, mistake_groups
+    from autograder.cohort.record import Record
 
     hint = "Your results match a known mistake: count both wedges."
     note = "credited: it follows from your generalization_error (error carried forward)"
-    rec = {"assignment": EXEMPLAR, "student": "ada", "score": 3.0, "max_score": 4.0, "errors": [],
-           "tests": [{"name": "test_a", "points": 0.0, "max_points": 1.0, "passed": False, "message": "a",
-                      "diagnosis": hint},
-                     {"name": "test_b", "points": 3.0, "max_points": 3.0, "passed": False, "message": "b",
-                      "diagnosis": hint, "carried_forward": note}]}
+    rec = Record.from_dict({
+        "assignment": EXEMPLAR, "student": "ada", "score": 3.0, "max_score": 4.0, "errors": [],
+        "tests": [{"name": "test_a", "points": 0.0, "max_points": 1.0, "passed": False, "message": "a",
+                   "diagnosis": hint},
+                  {"name": "test_b", "points": 3.0, "max_points": 3.0, "passed": False, "message": "b",
+                   "diagnosis": hint, "carried_forward": note}]})
     assert mistake_groups(rec) == [{"what": hint, "tests": ["test_a", "test_b"], "credited": ["test_b"]}]
     for page in (feedback_markdown(rec), feedback_html(rec)):
         assert page.count("count both wedges") == 1 and "test_a, test_b" in page and note in page
