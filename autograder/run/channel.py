@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from autograder.run import accounts, protocol, rootfs
 from autograder.run.isolation import SandboxUnavailable, _child_setup, refuse_message, resolve_isolation
@@ -65,6 +66,8 @@ class Worker:
         self._lease: accounts.Lease | None = None
         self.notes: list[str] = []  # grader notes: what the isolation could not confine here
         self.warm = False  # forked by a warm template
+        # a cold start's subprocess.Popen, or a warm template's fork (templates._Forked: what Worker uses of one)
+        self.proc: Any
         template = template_for(files) if self.isolation == "namespace" else None
         if template is not None:
             try:

@@ -16,7 +16,9 @@ import importlib
 import re
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -103,7 +105,7 @@ class SandboxStudent:
         self._cpu_s = Limits(timeout, call_timeout, memory_mb).cpu_s
         self.refused: SandboxUnavailable | None = None
         self._lock = threading.Lock()
-        self._thread = None
+        self._thread: threading.Thread | None = None
         self._early: Worker | None = None  # started by prestart, its notebook run in self._thread
         self._early_outcome: tuple = (None, None, None)
         self._current: Worker | None = None
@@ -144,6 +146,7 @@ class SandboxStudent:
                 raise StudentError("crashed", self._fatal)
             if self._early is not None:  # started by prestart: wait for its thread
                 worker, self._early = self._early, None
+                assert self._thread is not None  # prestart sets it before _early
                 self._thread.join()
                 errors, exc, cell = self._early_outcome
             else:
@@ -222,8 +225,8 @@ class SandboxStudent:
 
         def run():
             self._early_outcome = self._attempt(worker, cells)
-        self._early = worker
         self._thread = threading.Thread(target=run, name="pdl-notebook", daemon=True)
+        self._early = worker
         self._thread.start()
 
     def _refuse(self, exc: SandboxUnavailable):
@@ -285,7 +288,7 @@ class SandboxStudent:
                     self.large_answers = True
                     wrong = "" if supplied else self._contract_problem(name, args, kwargs, value)
                     if wrong:
-                        answer = value = None  # a traceback keeps this frame: let the answer go now
+                        del answer, value  # a traceback keeps this frame: let the answer go now
                         raise StudentError("invalid", f"{name} returned {wrong} (see the docstring for what "
                                                       "it returns)", name)
                 self._returned.update(_identities(value))
@@ -336,7 +339,7 @@ class SandboxStudent:
         finally:
             fresh.close()
 
-    def public_checks(self, cells: list[str] = ()) -> list:
+    def public_checks(self, cells: Sequence[str] = ()) -> list:
         """[(description, passed, message)] of the notebook's public checks (``cells``: the
         check cells' sources, run now with a registering ``check``; none: those already run)."""
         worker = self._start()
@@ -383,7 +386,8 @@ def _payload_bytes(value) -> int:
 def _identities(value) -> dict[int, object]:
     """The objects inside ``value`` that could carry a student's data into another call, by id:
     containers, arrays and numbers (small ints are shared by every Python object: left out)."""
-    out, stack = {}, [value]
+    out: dict[int, object] = {}
+    stack = [value]
     while stack and len(out) < 100_000:
         x = stack.pop()
         if isinstance(x, (bool, str)) or x is None or (type(x) is int and -5 <= x <= 256):
@@ -576,7 +580,7 @@ class _Collector:
             self.student.close()  # the direct tests' process ends before any copy starts
         reference = importlib.import_module(f"solutions.{self.assignment}")
         with contextlib.ExitStack() as warm_copies:
-            started = []
+            started: list = []  # the held template's context, entered once
 
             def evaluate(failure, substitute):
                 if not started and isinstance(self.student, SandboxStudent):  # copies forked warm
@@ -639,15 +643,15 @@ def grade(submission, assignment: str, *, timeout: float = 300, call_timeout: fl
     do, this process and the rest of a cohort are safe; tests not finished by then score 0."""
     start = time.monotonic()
     seconds = Limits(timeout, call_timeout, memory_mb).grader_s
-    options = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb, isolation=isolation,
-                   public_checks=public_checks)
+    options: dict[str, Any] = dict(timeout=timeout, call_timeout=call_timeout, memory_mb=memory_mb,
+                                   isolation=isolation, public_checks=public_checks)
     warm(assignment, isolation)
     with template_lease(assignment, isolation):  # a cohort's: the student's process is forked warm
         received, how = run_bounded(lambda send: send({"report": _grade(submission, assignment, stream=send,
                                                                         **options).to_dict()}),
                                     memory_mb=memory_mb, seconds=seconds)
     final = next((m["report"] for m in received if "report" in m), None)
-    usage = next((m for m in received if "peak_mb" in m), {})
+    usage: dict = next((m for m in received if "peak_mb" in m), {})
     if final is not None:
         return GradeReport.from_dict({**final, "grader_mb": usage.get("peak_mb", 0.0),
                                       "grader_cpu_s": usage.get("cpu_s", 0.0)})
@@ -696,7 +700,7 @@ def _stopped_report(submission, assignment: str, received: list, why: str, secon
         report.public_notes = m.get("public_notes", report.public_notes)
         report.isolation = m.get("isolation", report.isolation)
     done = {t.name: t for m in received if "test" in m for t in [TestResult.from_dict(m["test"])]}
-    collected = next((m["collected"] for m in received if "collected" in m), [])
+    collected: list = next((m["collected"] for m in received if "collected" in m), [])
     report.tests = [done.get(name) or TestResult(name, 0.0, float(pts), False, f"{desc}: not graded: the grader "
                                                  f"stopped on this submission ({why})", kind=Kind.NOT_GRADED)
                     for name, pts, desc in collected] or list(done.values())
@@ -720,7 +724,7 @@ def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, 
         cells = code_cells(nb)
     except SubmissionError as exc:
         report.errors.append(f"invalid notebook: {exc}")
-        student = _Unreadable(f"the notebook could not be read: {exc}")
+        student: _Unreadable | SandboxStudent = _Unreadable(f"the notebook could not be read: {exc}")
     else:
         release = load_release(assignment)  # the one read of the release
         report.manual = [Answer.from_dict(a) for a in read_answers(nb, release_questions(assignment, release))]

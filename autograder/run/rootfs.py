@@ -45,7 +45,7 @@ ENGINE = Path(__file__).resolve().parents[1]
 
 def _python_paths() -> list[Path]:
     """The interpreter's installation and the virtual environment (read-only in the sandbox)."""
-    paths = []
+    paths: list[Path] = []
     for p in (Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent.parent):
         p = p.resolve()
         if p == Path("/usr") or any(p == q or q in p.parents for q in paths):
@@ -191,9 +191,9 @@ def _setup_script(uid: int, final: list[str], modules=frozenset(), template: boo
         links = [e for e in entries if (folder / e).is_symlink()]
         files = [e for e in entries if e not in links and not (folder / e).is_dir()]
         dirs = [e for e in entries if e not in links and e not in files]
-        made = dirs + sorted({str(PurePosixPath(e).parent) for e in files + links} - {"."})
-        if made:
-            lines.append("mkdir -p " + " ".join(map(q, made)) + " || fail " + q(f"cannot lay out {folder}"))
+        folders = dirs + sorted({str(PurePosixPath(e).parent) for e in files + links} - {"."})
+        if folders:
+            lines.append("mkdir -p " + " ".join(map(q, folders)) + " || fail " + q(f"cannot lay out {folder}"))
         if files:
             lines.append("touch " + " ".join(map(q, files)) + " || fail " + q(f"cannot lay out {folder}"))
         lines += [f"ln -s {q(os.readlink(folder / e))} {q(e)} || fail {q(f'cannot link {folder / e}')}" for e in links]

@@ -64,9 +64,10 @@ class _Forked:
     """A submission forked by a ``Template``: what ``Worker`` uses of a ``subprocess.Popen``."""
 
     def __init__(self, template: Template, ident: str, stdin, stdout, stderr):
-        self.template, self.id, self.pid = template, ident, None
+        self.template, self.id = template, ident
+        self.pid: int | None = None  # the fork's pid is the template's to know
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
-        self.returncode = None
+        self.returncode: int | None = None
 
     def poll(self):
         if self.returncode is None:
@@ -98,7 +99,8 @@ class Template:
         self.preload = preload_names(assignment)
         self.owner = os.getpid()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.sock, self.exits, self._count = ours, {}, 0  # exits: fork id -> exit code, as reported
+        self.sock, self._count = ours, 0
+        self.exits: dict[str, int] = {}  # fork id -> exit code, as reported
         self.keep = _under_scratch(self.modules)
         self.uid = rootfs.lease_uid()  # every fork runs as this uid: one submission at a time
         config = {"uid": self.uid, "real_root": rootfs._is_root(), "scratch_mb": rootfs.SCRATCH_MB,
@@ -112,6 +114,7 @@ class Template:
                                      preexec_fn=_child_setup)  # noqa: PLW1509 (its own session, killed with the grader)
         theirs.close()
         ready = self._message(60)
+        assert self.proc.stderr is not None  # stderr=PIPE
         if not ready or not ready.get("ready"):
             self.close()
             err = self.proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
