@@ -55,7 +55,8 @@ from autograder.run.settings import Limits
 from autograder.run.templates import held_template, start_templates, template_lease
 from autograder.run.testing import StudentError, observing, points_of
 
-SKIP_TAGS = {"figure", "check", "solution"}  # cells the grader need not run (plots, public checks, instructor cross-checks)
+# cells the grader need not run (plots, public checks, instructor cross-checks)
+SKIP_TAGS = {"figure", "check", "solution"}
 MAX_RESTARTS = 3  # runs of the notebook after the first, whatever the cause: hangs, crashes, forged answers
 MAX_ERRORS = 30   # grader notes kept in one report
 
@@ -473,7 +474,8 @@ class _Collector:
 
     def pytest_collection_finish(self, session):
         try:
-            self._graded = frozenset(graded_functions(load_release(self.assignment))) if self.assignment else frozenset()
+            self._graded = (frozenset(graded_functions(load_release(self.assignment))) if self.assignment
+                            else frozenset())
             self._owners = owners_of(self.assignment, self._graded)
         except (OSError, ValueError, SyntaxError):  # no release or tests to read: nothing is attributed
             self._graded, self._owners = frozenset(), {}
@@ -565,7 +567,8 @@ class _Collector:
         return carry.Failure(
             test=item.name, owner=owner, culprit=culprit, points=pts, run=item.obj,
             reaches=carry.student_reach(sources, called | {owner}, self._graded) if sources else None,
-            hopeless=kind in ("missing", "invalid_notebook", "refused") or (kind == "not_implemented" and culprit == owner))
+            hopeless=(kind in ("missing", "invalid_notebook", "refused")
+                      or (kind == "not_implemented" and culprit == owner)))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session):

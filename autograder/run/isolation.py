@@ -14,7 +14,8 @@ Isolation (``course_config.ISOLATION``, ``pdl grade --isolation``):
   path of the host exists there: not the course, not other copies of it, not other
   submissions, not home folders, not ``/sys``. There is no network.
   The student runs as an identity that owns nothing: when the grader is root, a fresh uid
-  (``rootfs.lease_uid``: one per live student process, numbered from the grader's pid) with no capabilities, no supplementary groups and
+  (``rootfs.lease_uid``: one per live student process, numbered from the grader's pid) with no
+  capabilities, no supplementary groups and
   ``no_new_privs``; otherwise the grader's uid inside a user namespace, where nothing of the
   grader's but the read-only interpreter is mounted. Every set-up step must succeed, or
   grading refuses (``SandboxUnavailable``).

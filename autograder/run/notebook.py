@@ -115,7 +115,7 @@ def read_answers(nb: dict, questions: list[dict]) -> list[dict]:
     by_name = {name: (i, t) for i, name, t in found if name in known}
     unnamed = [(i, t) for i, name, t in found if name not in known]
     out = []
-    for k, q in enumerate(questions):
+    for q in questions:
         hit = by_name.get(q["question"]) or (unnamed.pop(0) if unnamed else None)
         cell, text = hit if hit else (None, "")
         out.append({**q, "cell": cell, "text": text[:20_000], "missing": hit is None,

@@ -61,6 +61,7 @@ __all__ = [
     "PROCESS_WARNING", "SCRATCH_MB", "UID_BASE", "WORKER_ENV", "WORKER_MODULES", "_FREE", "_HELD", "ChannelError",
     "SandboxUnavailable", "Template", "TemplateFailed", "Worker", "WorkerDied", "WorkerTimeout", "held_template",
     "namespaces_available", "preload_names", "probe", "probe_account", "refuse_message", "resolve_isolation",
-    "grader_of", "lease_uid", "release_uid", "select_readable", "start_templates", "stop_templates", "template_for", "template_lease",
+    "grader_of", "lease_uid", "release_uid", "select_readable", "start_templates", "stop_templates", "template_for",
+    "template_lease",
     "warm_enabled",
 ]

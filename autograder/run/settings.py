@@ -11,15 +11,15 @@ Every environment variable the engine reads:
 | variable | field | default | what |
 |---|---|---|---|
 | `PDL_TIMEOUT_S` | `limits.timeout_s` | `course_config.TIMEOUT_S` (300) | seconds for running the notebook |
-| `PDL_CALL_TIMEOUT_S` | `limits.call_timeout_s` | `course_config.CALL_TIMEOUT_S` (60) | seconds for one call of a student's function |
-| `PDL_MEMORY_MB` | `limits.memory_mb` | `course_config.MEMORY_MB` (4096) | address space of the student's process (and the grader's side) |
-| `PDL_ISOLATION` | `isolation` | `namespace` | `namespace`, `account` or `process` (see `run/sandbox.py`) |
+| `PDL_CALL_TIMEOUT_S` | `limits.call_timeout_s` | `course_config.CALL_TIMEOUT_S` (60) | seconds for one call |
+| `PDL_MEMORY_MB` | `limits.memory_mb` | `course_config.MEMORY_MB` (4096) | address space of each side, MB |
+| `PDL_ISOLATION` | `isolation` | `namespace` | `namespace`, `account` or `process` (see `run/isolation.py`) |
 | `PDL_WARM` | `warm` | `1` | `0`: every student process starts cold (no warm template) |
 | `PDL_DIAGNOSE` | `diagnose` | `1` | `0`: no diagnosis of failing tests |
 | `PDL_CARRY_FORWARD` | `carry_forward` | `course_config.CARRY_FORWARD` (on) | `0`: no error carried forward |
 | `PDL_CHROMIUM` | `chromium` | found on `PATH` | the browser for page screenshots |
 | `PDL_AUTOGRADER_DIR` | `autograder_dir` | `/autograder` | the Gradescope zip's folder |
-| `PDL_COURSE_DIR` | (`autograder.COURSE_DIR`) | the checkout | the course an installed engine grades; read once, at import |
+| `PDL_COURSE_DIR` | (`autograder.COURSE_DIR`) | the checkout | the course an installed engine grades (read at import) |
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ size-capped scratch tmpfs as ``/home/student``, ``/tmp`` and ``/dev/shm``, a ``/
 pid namespace, the student's uid with no capabilities (an empty bounding set, ``no_new_privs``),
 its own resource limits, and only fds 0-2. A fork's memory is a copy: a student who patches numpy
 or ``sys.modules`` or leaves a thread running changes only their own fork. Every step must
-succeed, or the fork exits with code ``protocol.SETUP_FAILED`` (97) and its reason on stderr (the grader then refuses, as for
-a cold start).
+succeed, or the fork exits with code ``protocol.SETUP_FAILED`` (97) and its reason on stderr (the
+grader then refuses, as for a cold start).
 
 Control channel (a SOCK_SEQPACKET socket, one JSON message per packet): the grader sends
 ``{"op": "spawn", "id", "limits", "env"}`` with the submission's three pipe ends as SCM_RIGHTS,
@@ -52,7 +52,8 @@ def _check(ret: int, what: str) -> None:
 
 
 def _mount(source, target, fstype, flags, data=None) -> None:
-    enc = (lambda s: None if s is None else s.encode())
+    def enc(s):
+        return None if s is None else s.encode()
     _check(libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
            f"cannot mount {target}")
 

@@ -473,8 +473,8 @@ def _monomials(scalars: dict) -> list[dict]:
     """The products of powers tried: one argument to a power in ``POWERS``, or two to powers in
     ``PAIR_POWERS``."""
     out = [{p: k} for p in scalars for k in POWERS]
-    return out + [{p: k, q: l} for p, q in itertools.combinations(scalars, 2) for k in PAIR_POWERS
-                  for l in PAIR_POWERS]
+    return out + [{p: k, q: m} for p, q in itertools.combinations(scalars, 2) for k in PAIR_POWERS
+                  for m in PAIR_POWERS]
 
 
 def _a_power_equals(cat, name, calls, idx, c: float) -> bool:
@@ -562,7 +562,7 @@ def _off_by_one(cat, name, calls, pairs, rtol, atol) -> tuple[str, int] | None:
     found = []
     for p in params:
         for d in (1, -1):
-            for b, (i, a, _) in zip(bound, pairs):
+            for b, (_i, a, _) in zip(bound, pairs):
                 args = dict(b.arguments)
                 args[p] = args[p] + d
                 moved = inspect.BoundArguments(sig, args)
