@@ -177,7 +177,7 @@ def _refuse_shrink(source: Path, root: Path, assignment: str, out: Path, zipped:
     kept = sum(1 for _ in records.glob("*.json")) if records.is_dir() else 0
     if not found:
         raise CohortInputError(f"no notebook of {assignment} found in {source}; give the folder or zip of the "
-                               "submissions (nothing in " f"{out} was changed)")
+                               f"submissions (nothing in {out} was changed)")
     if kept and len(found) < SHRINK * kept:
         raise CohortInputError(f"{len(found)} submissions found in {source}, fewer than half of the {kept} already "
                                f"graded in {out}: its grades.csv and LMS exports would list only these. Give the "

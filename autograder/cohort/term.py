@@ -88,7 +88,7 @@ class Term:
     @property
     def unreadable(self) -> list[Record]:
         """The notebook could not be read (0, with what to do in its feedback)."""
-        return [r for r in self.records if r.graded and any(t.error == "invalid_notebook" for t in r.tests)]
+        return [r for r in self.records if r.graded and r.unreadable]
 
     @property
     def with_notes(self) -> list[Record]:

@@ -159,7 +159,12 @@ class GradeReport:
     def unfinished(self) -> bool:
         """Not graded in full: the notebook could not be read, or the grader stopped before every
         test had finished (or before any was collected)."""
-        return not self.tests or any(t.kind is Kind.NOT_GRADED or t.error == "invalid_notebook" for t in self.tests)
+        return not self.tests or self.unreadable or any(t.kind is Kind.NOT_GRADED for t in self.tests)
+
+    @property
+    def unreadable(self) -> bool:
+        """The notebook could not be read (every test failed with that error)."""
+        return any(t.error == "invalid_notebook" for t in self.tests)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "tests": [t.to_dict() for t in self.tests]}
