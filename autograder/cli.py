@@ -300,7 +300,8 @@ def main(argv=None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--screenshots", action="store_true",
                    help="also save PNGs of the report, written answers and a feedback page (headless Chromium)")
-    p.add_argument("--roster", help="roster CSV (id, name, email, section, extension): names, sections, extensions")
+    p.add_argument("--roster", help="roster CSV (id, name, email, section, extension), or Canvas's gradebook "
+                   "export or Moodle's participants or grading worksheet as exported: names, sections, extensions")
     p.add_argument("--allow-shrink", action="store_true",
                    help="grade even a folder with no submission, or fewer than half as many as --out has graded "
                         "(its outputs then list only these)")

@@ -29,7 +29,7 @@ from autograder.cohort.layouts import IdRegistryError
 from autograder.cohort.outputs import hand_scores, record_in_gradebook, resolve_db_url, write_outputs
 from autograder.cohort.pages import deadline_of, notes
 from autograder.cohort.record import Absent, Record
-from autograder.cohort.roster import RosterError, apply_roster, read_roster
+from autograder.cohort.roster import Roster, RosterError, apply_roster, read_roster
 from autograder.course.source import known_assignment
 from autograder.run.settings import Settings
 
@@ -133,9 +133,11 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
     out = Path(out or f"results/{assignment}")
     try:
         late.policy_for(assignment)
-        students = read_roster(Path(roster), deadline_of(assignment)) if roster else []
+        students = read_roster(Path(roster), deadline_of(assignment)) if roster else Roster()
     except (late.PolicyError, RosterError, OSError) as exc:
         raise TermRefused(str(exc)) from exc
+    if roster:
+        say(f"roster: {students.describe()}")
     limits = Settings.load(timeout_s=timeout, call_timeout_s=call_timeout, memory_mb=memory_mb).limits
     with contextlib.ExitStack() as files:  # a zip's extraction stays until the outputs are written (similarity)
         try:
