@@ -2,8 +2,9 @@
 
 After each run the grades as they now are (per student: total, tests passed, the file's hash,
 the assignment version, each written question's counted score) are kept in
-``<out>/previous_grades.json``; the next run compares with them. A student whose total, tests or
-hand scores differ gets a row: ``run`` (when, UTC), ``student``, ``name``, ``old`` and ``new``
+``<out>/previous_grades.json``; the next run compares with them. A student whose total
+differs gets a row (tests that flipped or a hand score cleared without moving the total add none:
+no ``0 -> 0`` row): ``run`` (when, UTC), ``student``, ``name``, ``old`` and ``new``
 totals, ``tests_flipped`` (each test that changed pass/fail) and ``why``:
 
 * ``resubmitted`` — the submission's hash changed;
@@ -66,7 +67,7 @@ def compare(before: dict, now: dict, stale=()) -> list[dict]:
         flipped = _flipped(old.get("tests") or {}, g["tests"])
         questions = [q for q in dict.fromkeys([*(old.get("questions") or {}), *g["questions"]])
                      if (old.get("questions") or {}).get(q) != g["questions"].get(q)]
-        if old.get("total") == g["total"] and not flipped and not questions:
+        if f"{float(old.get('total') or 0):g}" == f"{g['total']:g}":  # no grade moved: no row (0 -> 0)
             continue
         why = []
         if old.get("sha256") and old.get("sha256") != g["sha256"]:
