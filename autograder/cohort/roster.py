@@ -13,7 +13,8 @@ written, sections and extensions. Four layouts are read as they are, recognised 
   as a student id (an nbgrader folder named by the SIS id or login); ``name`` = ``Student`` as
   Canvas writes it ("Last, First"); ``email`` = ``SIS Login ID`` where it is an address;
   ``section`` = ``Section``. Not students: the "Points Possible" line, a line naming nobody (the
-  "Muted" / "Manual Posting" line) and Canvas's Test Student ("Student, Test" without an SIS id).
+  "Muted" / "Manual Posting" line), Canvas's Test Student ("Student, Test" without an SIS id) and a
+  line without any id (in a ``canvas.csv``, a submission that was on no roster).
 - **Moodle's participants export** (``moodle-participants``; Participants → Download table data
   as CSV): ``First name``, ``Last name`` (or ``Surname``), and the identity fields the site shows:
   ``ID number``, ``Username``, ``Email address``; ``Roles``, ``Groups``, ``Last access to
@@ -145,6 +146,7 @@ def _lms_row(kind: str, row: dict) -> dict | str:
                 return '"Points Possible"'
             if not name:
                 return "a line naming nobody"
+            return f"{name!r} without an ID, SIS User ID or SIS Login ID"  # canvas.csv: not on a roster then
         if name.casefold() in TEST_STUDENT and not row.get("sis user id"):
             return "Canvas's Test Student"
         sid = _first(row, *ids)
