@@ -90,7 +90,7 @@ class Student:
     match_name: bool = False       # no id a download carries: matched by her name (Moodle's participants)
 
 
-class Roster(list):
+class Roster(list[Student]):
     """The roster's students (``Student``, in the file's order), and which layout it was read as:
     ``format`` (a key of FORMATS) and ``left_out`` (the lines that are not students, and why)."""
 
@@ -102,7 +102,8 @@ class Roster(list):
 
     def describe(self) -> str:
         """One line: the file, the layout recognised, how many students, what was left out."""
-        skipped = f"; not students: {'; '.join(self.left_out)}" if self.left_out else ""
+        shown = self.left_out[:3] + ([f"{len(self.left_out) - 3} more"] if len(self.left_out) > 3 else [])
+        skipped = f"; not students: {'; '.join(shown)}" if shown else ""
         return f"{self.path or 'roster'}: {FORMATS[self.format]}, {len(self)} student(s){skipped}"
 
 
