@@ -68,3 +68,32 @@ def test_changes_csv_has_no_row_whose_grade_did_not_move(tmp_path):
     assert ("zed", "written_1") in hand.stale                 # the case that made a 0 -> 0 row
     assert again["rows"] == [] and "no grade changed" in again["message"]
     assert [(r["student"], r["old"], r["new"]) for r in rows(out / "changes.csv")] == [("ada", "2", "4")]
+
+
+# -- names next to ids ---------------------------------------------------------------------------
+def test_written_scores_csv_names_each_student_and_is_read_with_or_without_the_name(tmp_path):
+    out = tmp_path / "cohort"
+    run(out, rec("SatoHanako", name="佐藤花子"), rec("bob"))
+    table = rows(out / "written_scores.csv")
+    assert list(table[0])[:3] == ["student", "name", "question"]
+    assert {(r["student"], r["name"]) for r in table} == {("SatoHanako", "佐藤花子"), ("bob", "")}
+    # a TA's edit in the file as written (with names) counts
+    type_scores(out / "written_scores.csv", {("SatoHanako", "written_1"): {"score": "1", "comment": "good"}})
+    _, hand, _ = run(out, rec("SatoHanako", name="佐藤花子"), rec("bob"))
+    assert hand.get("SatoHanako", "written_1") == {"score": "1", "comment": "good"}
+    # ... and in a file without the name column (an older one, or the TA deleted it)
+    table = [{k: v for k, v in r.items() if k != "name"} for r in rows(out / "written_scores.csv")]
+    for r in table:
+        if (r["student"], r["question"]) == ("bob", "written_1"):
+            r["score"] = "0.5"
+    with open(out / "written_scores.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(table[0]))
+        w.writeheader()
+        w.writerows(table)
+    _, hand, _ = run(out, rec("SatoHanako", name="佐藤花子"), rec("bob"))
+    assert hand.get("bob", "written_1")["score"] == "0.5" and hand.get("SatoHanako", "written_1")["score"] == "1"
+    assert "name" in rows(out / "written_scores.csv")[0]       # written back with the names
+    # a scored student absent from a run keeps her row, and her name
+    run(out, rec("bob"))
+    kept = {r["student"]: r for r in rows(out / "written_scores.csv") if r["answered"] == "not in this run"}
+    assert kept["SatoHanako"]["name"] == "佐藤花子" and kept["SatoHanako"]["score"] == "1"

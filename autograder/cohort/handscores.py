@@ -127,7 +127,8 @@ def answer_hash(text) -> str:
 
 
 def read_csv_scores(path: Path) -> dict:
-    """(student, question) -> {"score", "comment"} from written_scores.csv (rows as typed)."""
+    """(student, question) -> {"score", "comment"} from written_scores.csv (rows as typed), read by
+    the header's names: with or without the ``name`` column, in any order."""
     out = {}
     if not path.exists():
         return out
@@ -137,6 +138,19 @@ def read_csv_scores(path: Path) -> dict:
             if student and question:
                 out[(student, question)] = {"score": csv_uncell(row.get("score")).strip(),
                                             "comment": csv_uncell(row.get("comment"))}
+    return out
+
+
+def read_csv_names(path: Path) -> dict:
+    """student -> name from written_scores.csv's ``name`` column ({} without the file or the column)."""
+    out: dict = {}
+    if not path.exists():
+        return out
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        for row in csv.DictReader(f):
+            student, name = csv_uncell(row.get("student")), csv_uncell(row.get("name"))
+            if student and name:
+                out.setdefault(student, name)
     return out
 
 

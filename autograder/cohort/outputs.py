@@ -15,7 +15,7 @@ from autograder.cohort.changes import record_changes
 from autograder.cohort.exports import standing, write_exports
 from autograder.cohort.found import write_mistakes
 from autograder.cohort.grade import _write_atomic
-from autograder.cohort.handscores import HandScores, read_csv_scores, remember_csv, write_rows
+from autograder.cohort.handscores import HandScores, read_csv_names, read_csv_scores, remember_csv, write_rows
 from autograder.cohort.pages import (
     answer_state,
     cohort_report,
@@ -95,25 +95,30 @@ def write_csv(results: list[Record], path: Path, hand=None, deadline=None, absen
 
 
 def write_written_scores(summary: CohortSummary, path: Path, hand=None) -> dict:
-    """``written_scores.csv``: one row per student and written question, with the merged score
-    and comment (empty until the TA fills them in), and the previous grading of an answer that
-    changed since it was scored. Rows of students absent from this run that hold a score or
-    comment are kept. Returns what was written, by (student, question)."""
+    """``written_scores.csv``: one row per student and written question (her id, her name as
+    written, from the roster or the submission), with the merged score and comment (empty until
+    the TA fills them in), and the previous grading of an answer that changed since it was
+    scored. Rows of students absent from this run that hold a score or comment are kept (with
+    the name the file gave them). Read back by its header (``handscores.read_csv_scores``), so a
+    file without the ``name`` column, or with the columns moved, reads the same. Returns what was
+    written, by (student, question)."""
 
     if hand is None:  # no merge asked for: keep what the file holds
         hand = HandScores(values=read_csv_scores(path))
-    rows = [["student", "question", "max_points", "answered", "score", "comment", "previous_grading"]]
+    names = read_csv_names(path)  # of students absent from this run
+    rows = [["student", "name", "question", "max_points", "answered", "score", "comment", "previous_grading"]]
     written: dict = {}
     for rec in summary.results:
         for m in rec.manual or []:
             key = (rec.student, str(m.question))
             value = hand.get(*key)
-            rows.append([key[0], key[1], m.points, answer_state(m), value["score"], value["comment"],
+            rows.append([key[0], rec.name or "", key[1], m.points, answer_state(m), value["score"], value["comment"],
                          previous_grading(hand.previous.get(key))])
             written[key] = value
     for key, value in sorted(hand.values.items()):
         if key not in written and (value["score"] or value["comment"]):
-            rows.append([key[0], key[1], "", "not in this run", value["score"], value["comment"], ""])
+            rows.append([key[0], names.get(key[0], ""), key[1], "", "not in this run", value["score"],
+                         value["comment"], ""])
             written[key] = value
     write_rows(path, rows)
     return written
