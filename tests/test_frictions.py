@@ -7,13 +7,22 @@ Records are built here: nothing is graded."""
 import csv
 from pathlib import Path
 
+import pytest
 from conftest import EXEMPLAR
 
-from autograder.cohort import outputs
+import course_config
+from autograder.cohort import late, outputs
 from autograder.cohort.handscores import csv_uncell
 from autograder.cohort.record import CohortSummary
 
 REPO = Path(__file__).resolve().parents[1]
+DEADLINE = "2026-10-15 23:59:59 Europe/Berlin"  # 21:59:59 UTC
+
+
+@pytest.fixture
+def policy(monkeypatch):
+    monkeypatch.setattr(course_config, "DEADLINES", {EXEMPLAR: DEADLINE}, raising=False)
+    monkeypatch.setattr(course_config, "LATE_POLICY", {"grace_minutes": 15, "per_day": 0.1}, raising=False)
 
 
 def rows(path):
@@ -29,6 +38,11 @@ def rec(student, passed=(True, False), sha="a", version="v1", answers=("an answe
     return {"student": student, "assignment": EXEMPLAR, "score": sum(t["points"] for t in tests), "max_score": 4.0,
             "tests": tests, "errors": [], "manual": manual, "sha256": sha, "version": version, "seconds": 1.0,
             **extra}
+
+
+def late_rec(submitted_at):
+    from autograder.cohort.record import Record
+    return Record.from_dict(rec("x", submitted_at=submitted_at))
 
 
 def run(out, *records):
@@ -97,3 +111,19 @@ def test_written_scores_csv_names_each_student_and_is_read_with_or_without_the_n
     run(out, rec("bob"))
     kept = {r["student"]: r for r in rows(out / "written_scores.csv") if r["answered"] == "not in this run"}
     assert kept["SatoHanako"]["name"] == "佐藤花子" and kept["SatoHanako"]["score"] == "1"
+
+
+# -- grace shown as forgiven -----------------------------------------------------------------------
+def test_a_submission_late_within_the_grace_period_is_told_it_was_not_penalised(tmp_path, policy):
+    out = tmp_path / "cohort"
+    run(out, rec("ada", submitted_at="2026-10-15T22:05:00Z"), rec("bob", submitted_at="2026-10-15T22:20:00Z"))
+    said = "Submitted 0:05:01 after the deadline, within the 15-minute grace period: not penalised."
+    for page in ("ada.md", "ada.html"):
+        assert said in (out / "feedback" / page).read_text()
+    grades = {r["student"]: r for r in rows(out / "grades.csv")}
+    assert (grades["ada"]["late"], grades["ada"]["late_by"], grades["ada"]["late_penalty"]) == ("yes", "0:05:01", "0.0")
+    bob = (out / "feedback" / "bob.md").read_text()          # past the grace: the penalty, no grace sentence
+    assert "Late penalty 0.6 points" in bob and "grace period" not in bob
+    on_time = late.assess(late_rec("2026-10-15T21:00:00Z"), late.parse_when(DEADLINE),
+                          late.policy_for(EXEMPLAR), 4.0, 4.0)
+    assert on_time["why"] == ""

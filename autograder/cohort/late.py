@@ -63,6 +63,37 @@ def parse_when(text: str) -> dt.datetime:
     return at
 
 
+def deadline_zone(assignment: str) -> tuple[dt.tzinfo, str]:
+    """The time zone an assignment's deadline is written in (``course_config.DEADLINES``) and its
+    name (``Europe/Berlin``, ``+02:00``); UTC where the deadline names none, or there is none."""
+    m = WHEN.fullmatch(str((getattr(course_config, "DEADLINES", {}) or {}).get(assignment) or "").strip())
+    zone = m["zone"] if m else None
+    if not zone or zone in ("Z", "UTC"):
+        return dt.UTC, "UTC"
+    if zone[0] in "+-":
+        digits = zone[1:].replace(":", "")
+        offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        return dt.timezone(offset if zone[0] == "+" else -offset), f"{zone[0]}{digits[:2]}:{digits[2:]}"
+    try:
+        return zoneinfo.ZoneInfo(zone), zone
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return dt.UTC, "UTC"
+
+
+def local_time(when, assignment: str) -> str:
+    """A time (a naive UTC datetime, or ISO text ``2026-10-15T22:05:01Z``) in the zone of the
+    assignment's deadline, with the zone's name: ``2026-10-16 00:05:01 Europe/Berlin``. Text that
+    is not such a time is returned as it is."""
+    if not isinstance(when, dt.datetime):
+        try:
+            when = dt.datetime.strptime(str(when or ""), "%Y-%m-%dT%H:%M:%SZ")
+        except ValueError:
+            return str(when or "")
+    zone, name = deadline_zone(assignment)
+    at = when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when
+    return f"{at.astimezone(zone):%Y-%m-%d %H:%M:%S} {name}"
+
+
 def parse_extension(text: str):
     """A roster's extension: '' (none), a number of days (``2``, ``1.5``) as a timedelta, or a date
     and time (``parse_when``) as a naive UTC datetime. ValueError for anything else."""
@@ -160,7 +191,9 @@ def assess(rec: Record, deadline, policy: dict, total: float, total_max: float) 
     """How late a record is and what it costs: ``late`` ('yes'/'no'/''), ``by`` (H:MM:SS),
     ``lms_late`` ('yes'/'no'/'': the LMS's own flag), ``deadline`` (hers, naive UTC or None),
     ``penalty`` (points taken), ``final`` (total less the penalty, >= 0) and ``why`` (one sentence
-    for the pages, '' where nothing is to be said)."""
+    for the pages, '' where nothing is to be said: a penalty and its reason, a submission late
+    within the grace period and not penalised, an LMS's flag that cost nothing; times in the
+    deadline's zone, ``local_time``)."""
     mine = personal_deadline(deadline, rec.extension)
     flag = rec.lms_late
     lms = LMS_NAMES.get(str(rec.lms or ""), "the LMS")
@@ -187,9 +220,13 @@ def assess(rec: Record, deadline, policy: dict, total: float, total_max: float) 
             cutoff = cutoff + (mine - deadline)
         if at > cutoff:
             penalty = float(total)
-            why = f"submitted after {cutoff:%Y-%m-%d %H:%M:%S} UTC, when no credit is given"
+            why = f"submitted after {local_time(cutoff, str(rec.assignment))}, when no credit is given"
     rate = policy.get("per_day", policy.get("per_hour"))
-    if not why and rate and seconds > policy.get("grace_minutes", 0) * 60:
+    grace = policy.get("grace_minutes", 0)
+    if not why and 0 < seconds <= grace * 60:  # late, but forgiven: say so, not only "late by"
+        out["why"] = (f"Submitted {_clock(seconds)} after the deadline, within the {_g(grace)}-minute grace "
+                      "period: not penalised.")
+    if not why and rate and seconds > grace * 60:
         unit, length = ("day", 86400) if "per_day" in policy else ("hour", 3600)
         started = math.ceil(seconds / length)
         fraction = min(policy.get("cap", 1.0), started * rate)
