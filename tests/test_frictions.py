@@ -127,3 +127,38 @@ def test_a_submission_late_within_the_grace_period_is_told_it_was_not_penalised(
     on_time = late.assess(late_rec("2026-10-15T21:00:00Z"), late.parse_when(DEADLINE),
                           late.policy_for(EXEMPLAR), 4.0, 4.0)
     assert on_time["why"] == ""
+
+
+# -- no empty check message ----------------------------------------------------------------------
+def test_a_public_check_that_fails_without_a_message_says_what_failed():
+    """The checks as a notebook's cell defines them (compiled here: pytest rewrites the asserts of
+    its own files), run as the grader runs them (Gradescope's visible checks)."""
+    import linecache
+
+    from autograder.run import worker
+
+    cell = (
+        "def check_bare_assert():\n"
+        "    'magnetization is small'\n"
+        "    m = 0.7\n"
+        "    assert abs(m) < 0.5\n"
+        "def check_bare_raise():\n"
+        "    'a function that raises without a message'\n"
+        "    raise ValueError()\n"
+        "def check_with_message():\n"
+        "    'a message of its own'\n"
+        "    raise AssertionError('m should be below 0.5, got 0.7')\n")
+    name = "<pdl-test-check-cell>"
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)  # as IPython keeps a cell's source
+    scope: dict = {}
+    exec(compile(cell, name, "exec"), scope)  # noqa: S102 - a check cell, as the notebook runs it
+    checks = (scope["check_bare_assert"], scope["check_bare_raise"], scope["check_with_message"])
+    ns = {"_PDL_CHECKS": {f.__name__: f for f in checks}}
+    got = {name: (passed, message) for name, passed, message in worker._checks(ns, None, [])["value"]}
+    assert got["magnetization is small"] == (
+        False, "AssertionError: the check's condition does not hold: `assert abs(m) < 0.5`; the check's code in "
+               "the notebook shows what it compares")
+    assert got["a function that raises without a message"] == (
+        False, "ValueError (raised without a message) at `raise ValueError()`; the check's code in the notebook "
+               "shows what it calls")
+    assert got["a message of its own"] == (False, "AssertionError: m should be below 0.5, got 0.7")

@@ -24,6 +24,7 @@ import numpy as np
 from autograder.run import protocol
 
 OUTPUT_CAP = 20_000  # characters of student output kept for feedback
+CPU_GRACE_S = 5      # CPU seconds between RLIMIT_CPU's soft limit (SIGXCPU) and its hard one (SIGKILL)
 
 
 class CappedStream(io.TextIOBase):
@@ -60,7 +61,8 @@ def _short(exc: BaseException, limit: int = 300) -> str:
 
 
 def set_limits(limits: dict) -> None:
-    """Resource limits, set before any student code runs (hard = soft: they cannot be raised)."""
+    """Resource limits, set before any student code runs (hard = soft: they cannot be raised; CPU
+    time's soft limit only up to its hard one, ``CPU_GRACE_S`` more)."""
     def cap(which, value):
         resource.setrlimit(which, (value, value))
 
@@ -68,7 +70,9 @@ def set_limits(limits: dict) -> None:
     cap(resource.RLIMIT_NPROC, int(limits["nproc"]))        # processes and threads of this uid
     cap(resource.RLIMIT_FSIZE, int(limits["fsize_mb"]) << 20)
     cap(resource.RLIMIT_NOFILE, int(limits["nofile"]))
-    cap(resource.RLIMIT_CPU, int(limits["cpu_s"]))
+    # CPU time: SIGXCPU at the limit (the grader tells it from a kill), SIGKILL a little later
+    # (for a process that ignores it; a pid namespace's first process always does)
+    resource.setrlimit(resource.RLIMIT_CPU, (int(limits["cpu_s"]), int(limits["cpu_s"]) + CPU_GRACE_S))
     if limits.get("memory_mb"):
         cap(resource.RLIMIT_AS, int(limits["memory_mb"]) << 20)
 
@@ -281,8 +285,24 @@ def _checks(ns, shell, cells):
             what = f"implement {missing} first" if missing.isidentifier() else "implement the functions it uses first"
             results.append([doc[0] if doc else str(name), False, f"not yet: {what}"])
         except BaseException as exc:  # noqa: BLE001
-            results.append([doc[0] if doc else str(name), False, _short(exc)])
+            results.append([doc[0] if doc else str(name), False, _check_failure(exc)])
     return {"status": "ok", "value": results}
+
+
+def _check_failure(exc: BaseException) -> str:
+    """A failed public check's message: the exception's own, or where it has none (a bare
+    ``assert``, ``raise ValueError()``) what failed, in words, never an empty one."""
+    if str(exc).strip():
+        return _short(exc)
+    kind = type(exc).__name__
+    line = next((text for f in reversed(traceback.extract_tb(exc.__traceback__)) if (text := (f.line or "").strip())),
+                "")
+    line = line if len(line) <= 200 else line[:200] + " ..."
+    if isinstance(exc, AssertionError):
+        return (f"{kind}: the check's condition does not hold" + (f": `{line}`" if line else "")
+                + "; the check's code in the notebook shows what it compares")
+    return (f"{kind} (raised without a message)" + (f" at `{line}`" if line else "")
+            + "; the check's code in the notebook shows what it calls")
 
 
 if __name__ == "__main__":
