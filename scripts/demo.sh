@@ -4,6 +4,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 demo_step() { echo; echo "demo [${SECONDS} s]: $*"; }
+# What the cohort run left in folder $1: screenshots/ only where they were taken; where not, why not
+demo_cohort_outputs() {
+  local out=$1 shots="" browser
+  if compgen -G "$out/screenshots/*.png" >/dev/null; then shots=",screenshots/"; fi
+  echo "Cohort outputs: $out/{grades.csv,report.html,written.html,written_scores.csv,feedback/$shots}"
+  [ -z "$shots" ] || return 0
+  browser=$(python -c "from autograder.cohort.browser import find_chromium; print(find_chromium() or '')" 2>/dev/null \
+    || true)
+  if [ -z "$browser" ]; then
+    echo "No screenshots: Chromium is not installed (apt-get install chromium, or set PDL_CHROMIUM to a browser)."
+  else
+    echo "No screenshots: $browser did not take them (the 'pdl: no screenshots' line above says why)."
+  fi
+  echo "The pages are all there: open $out/report.html in a browser."
+}
 demo_step "setting up .venv (scripts/setup.sh; the first time installs about 2 GB of packages)"
 source scripts/setup.sh
 demo_step "generating the course: release notebooks, references, hidden tests, otter zips, nbgrader sources"
@@ -21,7 +36,7 @@ demo_step "grading the same five as a cohort (what a TA runs on a whole class; i
 pdl grade-cohort examples/submissions/ex2_3_ising_perceptron --assignment ex2_3_ising_perceptron \
   --call-timeout 5 --out results/demo-cohort --gradebook sqlite:///results/demo-cohort/gradebook.db --screenshots \
   || [ $? -eq 1 ]
-echo "Cohort outputs: results/demo-cohort/{grades.csv,report.html,written.html,written_scores.csv,feedback/,screenshots/}"
+demo_cohort_outputs results/demo-cohort
 echo "Grading the written answers by hand: type score and comment in results/demo-cohort/written_scores.csv"
 echo "(or in nbgrader's formgrader on that gradebook), then rerun the same grade-cohort command: nothing is"
 echo "regraded, and the scores reach grades.csv, the gradebook (nbgrader export) and the feedback pages."

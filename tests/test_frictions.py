@@ -162,3 +162,33 @@ def test_a_public_check_that_fails_without_a_message_says_what_failed():
         False, "ValueError (raised without a message) at `raise ValueError()`; the check's code in the notebook "
                "shows what it calls")
     assert got["a message of its own"] == (False, "AssertionError: m should be below 0.5, got 0.7")
+
+
+# -- a demo that says when screenshots were skipped and why ---------------------------------------
+def _demo_outputs(out, **env):
+    """scripts/demo.sh's last lines about the cohort's outputs (its function demo_cohort_outputs)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (REPO / "scripts" / "demo.sh").read_text()
+    start = script.index("demo_cohort_outputs() {")
+    function = script[start:script.index("\n}\n", start) + 3]
+    environ = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", **env}
+    done = subprocess.run(["bash", "-c", f"set -euo pipefail\n{function}\ndemo_cohort_outputs {out}"],
+                          cwd=Path.cwd(), env=environ, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_the_demo_says_when_it_took_no_screenshots_and_why(tmp_path):
+    out = tmp_path / "demo-cohort"
+    said = _demo_outputs(out, PDL_CHROMIUM=str(tmp_path / "no-such-browser"))
+    assert "screenshots/" not in said
+    assert "No screenshots: Chromium is not installed (apt-get install chromium" in said
+    said = _demo_outputs(out, PDL_CHROMIUM="/bin/true")     # a browser that saved nothing
+    assert "No screenshots: /bin/true did not take them (the 'pdl: no screenshots' line above says why)" in said
+    (out / "screenshots").mkdir(parents=True)
+    (out / "screenshots" / "report.png").write_bytes(b"\x89PNG")
+    said = _demo_outputs(out, PDL_CHROMIUM=str(tmp_path / "no-such-browser"))
+    listed = "grades.csv,report.html,written.html,written_scores.csv,feedback/,screenshots/"
+    assert said == f"Cohort outputs: {out}/{{{listed}}}\n"
