@@ -192,3 +192,11 @@ def test_the_demo_says_when_it_took_no_screenshots_and_why(tmp_path):
     said = _demo_outputs(out, PDL_CHROMIUM=str(tmp_path / "no-such-browser"))
     listed = "grades.csv,report.html,written.html,written_scores.csv,feedback/,screenshots/"
     assert said == f"Cohort outputs: {out}/{{{listed}}}\n"
+
+
+# -- LMS import steps in the README ----------------------------------------------------------------
+def test_the_readme_says_how_to_import_the_grades_and_that_ungraded_answers_go_out_as_0():
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "Canvas: *Grades → Import*, choose `canvas.csv`" in readme
+    assert "enable *Offline grading worksheet*" in readme and "Upload grading worksheet* with `moodle.csv`" in readme
+    assert "Written answers not yet scored by hand go out as 0 until their scores are entered" in readme
