@@ -3,6 +3,7 @@ check that runs a notebook with nothing of the course's tools."""
 
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -46,24 +47,51 @@ def test_student_requirements_cover_every_import_of_the_releases():
     listed = {IMPORT_NAMES.get(p, p) for p in pinned}
     missing = {m: sorted(a) for m, a in release_imports().items() if m not in STDLIB and m not in listed}
     assert not missing, f"imported by the releases but not in assignments/requirements.txt: {missing}"
-    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines  # no CUDA download
+    # only the default index (an unreachable extra one would be retried for every package);
+    # torch's CPU build on Linux x86-64 is a second, explicit step from PyTorch's index
+    assert not any(ln.startswith("-") for ln in lines), "requirements.txt must ask the default index alone"
+    torch = next(ln for ln in lines if ln.startswith("torch=="))
+    assert torch.endswith('; sys_platform != "linux" or platform_machine != "x86_64"'), torch
+    cpu = (REPO / "assignments" / "requirements-torch-cpu.txt").read_text().splitlines()
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in cpu  # no CUDA download
+    assert [ln for ln in cpu if ln.startswith("torch==")] == [torch.split(";")[0].strip()]  # the same pin
     assert not pinned & {"pdl-course", "otter-grader", "nbgrader", "pytest"}, "course tools are not for students"
+
+
+def test_torch_comes_from_the_default_index_only_where_its_wheel_there_is_the_cpu_build():
+    """pip install -r requirements.txt asks the default index alone: torch where that index's wheel
+    is CPU-only (macOS, Windows, Linux on ARM); not on Linux x86-64, where it would bring CUDA."""
+    from packaging.requirements import Requirement
+
+    line = next(ln for ln in (REPO / "assignments" / "requirements.txt").read_text().splitlines()
+                if ln.startswith("torch=="))
+    marker = Requirement(line).marker
+    where = {"linux x86_64": ("linux", "x86_64"), "linux aarch64": ("linux", "aarch64"),
+             "macOS": ("darwin", "arm64"), "Windows": ("win32", "AMD64")}
+    installed = {name: marker.evaluate({"sys_platform": os_, "platform_machine": machine})
+                 for name, (os_, machine) in where.items()}
+    assert installed == {"linux x86_64": False, "linux aarch64": True, "macOS": True, "Windows": True}
 
 
 @pytest.fixture(scope="session")
 def student_python(tmp_path_factory) -> Path:
     """A fresh venv from the students' requirements alone (no course package): `python -m venv`,
-    then `pip install -r assignments/requirements.txt`. PDL_STUDENT_VENV=0 uses the course's
+    then `pip install -r assignments/requirements.txt` (and, on Linux x86-64, the explicit step
+    `pip install -r assignments/requirements-torch-cpu.txt`). PDL_STUDENT_VENV=0 uses the course's
     interpreter instead (for working without a package index)."""
     if os.environ.get("PDL_STUDENT_VENV") == "0":
         return Path(sys.executable)
     venv = tmp_path_factory.mktemp("student") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     # --no-compile: half the build time; the notebooks compile what they import as they run (as the student)
-    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-compile", "--retries", "1",
-                          "--timeout", "30", "-r", str(REPO / "assignments" / "requirements.txt")],
-                         capture_output=True, text=True, timeout=1800)
-    assert pip.returncode == 0, "the students' requirements do not install:\n" + pip.stderr[-3000:]
+    files = ["requirements.txt"]
+    if sys.platform == "linux" and platform.machine() == "x86_64":  # torch's CPU build: the explicit step
+        files.append("requirements-torch-cpu.txt")
+    for name in files:
+        pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-compile", "--retries", "1",
+                              "--timeout", "30", "-r", str(REPO / "assignments" / name)],
+                             capture_output=True, text=True, timeout=1800)
+        assert pip.returncode == 0, f"the students' {name} does not install:\n" + pip.stderr[-3000:]
     return venv / "bin" / "python"
 
 
