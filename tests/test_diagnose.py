@@ -22,8 +22,10 @@ from autograder.course.source import all_assignments, load
 from autograder.run import diagnose
 from autograder.run.diagnose.catalogue import Call, Variant
 from autograder.run.diagnose.leaks import leaked_numbers, numbers_of
+from autograder.run.diagnosis import KNOWN, Diagnosis, Found, words
 from autograder.run.mistakes import cell_hint, read_mistakes
 from autograder.run.paths import REPO
+from autograder.run.record import TestResult
 
 ASSIGNMENTS = all_assignments()
 
@@ -136,11 +138,12 @@ def _generic(name, answer, inputs, rtol=1e-9, atol=1e-12):
     """The generic diagnosis of a student whose ``name`` answers ``answer(*args)`` on ``inputs``."""
     cat = _Cat()
     calls = [Call(name, args, kwargs, answer(*args, **kwargs)) for args, kwargs in inputs]
-    text = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), rtol, atol)
+    found = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), rtol, atol)
+    text = words(found)
     shown = [v for c in calls for v in numbers_of(cat.reference.call(c))]
     assert not leaked_numbers(text, shown), text
-    for sentence in diagnosis_quality.sentences(text):  # what it says holds on these inputs
-        assert diagnosis_quality.claim_holds(sentence, calls, cat.reference), sentence
+    for d in found:  # what it says holds on these inputs
+        assert diagnosis_quality.claim_holds(d, calls, cat.reference), d
     return text
 
 
@@ -234,10 +237,12 @@ def test_a_wrong_part_or_a_wrong_special_input_is_named():
     cat = _Cat()
     cat.reference.ns["moments"] = moments
     calls = [Call("moments", (n,), {}, moments(n) * [1, 1, 1.5, 2, 3]) for n in (3, 4, 6)]
-    text = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), 1e-9, 1e-12)
-    assert "`moments(...)[2:]` is wrong, and the rest of what moments returns is right" in text, text
-    assert diagnosis_quality.claim_holds(text, calls, cat.reference)
-    assert not diagnosis_quality.claim_holds(text.replace("[2:]", "[1:]"), calls, cat.reference)
+    found = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), 1e-9, 1e-12)
+    assert found == [Diagnosis(Found.PARTS, "moments", {"parts": ["[2:]"]})]
+    assert "`moments(...)[2:]` is wrong, and the rest of what moments returns is right" in words(found)
+    assert diagnosis_quality.claim_holds(found[0], calls, cat.reference)
+    assert not diagnosis_quality.claim_holds(Diagnosis(Found.PARTS, "moments", {"parts": ["[1:]"]}), calls,
+                                             cat.reference)
     grid = [((np.linspace(-1.0, 1.0, 9),), {})]
     text = _generic("f", lambda x: np.where(x == 0, 0.0, ref_f(x)), grid)
     assert "f is wrong only where `x` = 0, and right at every other input" in text
@@ -336,35 +341,31 @@ def test_a_known_mistake_is_named_alone_where_a_generic_diagnosis_also_holds(mon
     cat.variants, cat.combined = (lambda: [doubled]), (lambda pair: None)
     monkeypatch.setattr(diagnose, "catalogue", lambda assignment: cat)
     log = [("f", args, kwargs, 2 * ref_f(*args, **kwargs)) for args, kwargs in X]
-    assert diagnose.diagnose("made_up", log) == diagnose.KNOWN + "Your f doubles the answer."
+    named = Diagnosis(Found.KNOWN, params={"hints": ["Your f doubles the answer."]})
+    assert diagnose.diagnose("made_up", log) == [named]
+    assert words(diagnose.diagnose("made_up", log)) == KNOWN + "Your f doubles the answer."
     cat.variants = lambda: []
-    assert "same factor 2 on every input" in diagnose.diagnose("made_up", log)
+    assert diagnose.diagnose("made_up", log) == [Diagnosis(Found.FACTOR, "f", {"factor": "2"})]
+    assert "same factor 2 on every input" in words(diagnose.diagnose("made_up", log))
 
 
 def test_a_false_generic_claim_is_caught_by_the_measure():
     """The leave-one-out measure checks a claim against the reference: a factor 3 is not 2."""
     cat = _Cat()
     calls = [Call("f", (x,), {}, 3 * ref_f(x)) for x in (np.linspace(0.1, 2.0, 5), np.array([0.4, 0.9]))]
-    claim = "f is off by the same factor {} on every input: your values are ..."
-    assert diagnosis_quality.claim_holds(claim.format(3), calls, cat.reference)
-    assert not diagnosis_quality.claim_holds(claim.format(2), calls, cat.reference)
-    assert not diagnosis_quality.claim_holds("f is off by the same additive constant on every input", calls,
-                                             cat.reference)
-    claims = ["f returns 1 minus the expected value on every input of this test",
-              "f returns the reciprocal of the expected value on every input of this test"]
-    assert not any(diagnosis_quality.claim_holds(c, calls, cat.reference) for c in claims)
-    assert diagnosis_quality.claim_holds("f returns 1 minus the expected value on every input of this test",
-                                         [Call("f", c.args, c.kwargs, 1 - ref_f(*c.args)) for c in calls],
-                                         cat.reference)
+    holds = diagnosis_quality.claim_holds
+    assert holds(Diagnosis(Found.FACTOR, "f", {"factor": "3"}), calls, cat.reference)
+    assert not holds(Diagnosis(Found.FACTOR, "f", {"factor": "2"}), calls, cat.reference)
+    assert not holds(Diagnosis(Found.SHIFT, "f"), calls, cat.reference)
+    claims = [Diagnosis(Found.RELATION, "f", {"relation": r}) for r in ("1 minus", "the reciprocal of")]
+    assert not any(holds(c, calls, cat.reference) for c in claims)
+    assert holds(claims[0], [Call("f", c.args, c.kwargs, 1 - ref_f(*c.args)) for c in calls], cat.reference)
     sized = [Call("h", (n, np.array([0.3, 1.1])), {}, n * ref_h(n, np.array([0.3, 1.1]))) for n in (3, 5)]
-    assert diagnosis_quality.claim_holds("h is off by a factor `n` on every input of this test", sized, cat.reference)
-    assert not diagnosis_quality.claim_holds("h is off by a factor √`n` on every input of this test", sized,
-                                             cat.reference)
+    assert holds(Diagnosis(Found.POWER, "h", {"powers": {"n": 1.0}}), sized, cat.reference)
+    assert not holds(Diagnosis(Found.POWER, "h", {"powers": {"n": 0.5}}), sized, cat.reference)
     looped = [Call("s", (n, np.array([0.3, 1.1])), {}, ref_s(n + 1, np.array([0.3, 1.1]))) for n in (2, 4)]
-    assert diagnosis_quality.claim_holds("s answers as if `n` were one more on every input of this test", looped,
-                                         cat.reference)
-    assert not diagnosis_quality.claim_holds("s answers as if `n` were one less on every input of this test",
-                                             looped, cat.reference)
+    assert holds(Diagnosis(Found.OFF_BY_ONE, "s", {"p": "n", "d": 1}), looped, cat.reference)
+    assert not holds(Diagnosis(Found.OFF_BY_ONE, "s", {"p": "n", "d": -1}), looped, cat.reference)
 
 
 # -- a known mistake is named on the function it is about --------------------------------------
@@ -469,14 +470,14 @@ def test_pdl_grade_names_two_mistakes(write_nb, correct_nb, tmp_path, capsys):
     assert pdl(["grade", str(write_nb("two", nb)), "--assignment", EXEMPLAR, "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     tests = json.loads(out.read_text())["tests"]
-    assert all("diagnosis" in t for t in tests)
+    assert all("diagnoses" in t for t in tests)
     for m in chosen:
         assert m.hint in printed, printed
-        assert any(m.hint in t["diagnosis"] for t in tests if not t["passed"])
-    assert not any(t["diagnosis"] for t in tests if t["passed"])
+        assert any(m.hint in TestResult.from_dict(t).named_hints for t in tests if not t["passed"])
+    assert not any(t["diagnoses"] for t in tests if t["passed"])
     assert "hint: Your results match a known mistake" in printed
     assert "hint: Your results match known mistakes made together" in printed  # a caller of both
-    named = {h for t in tests for h in diagnose.named_hints(t["diagnosis"])}
+    named = {h for t in tests for h in TestResult.from_dict(t).named_hints}
     assert named == {m.hint for m in chosen}
 
 
@@ -498,12 +499,12 @@ def test_two_mistakes_that_answer_alike_are_not_both_named(monkeypatch):
     monkeypatch.setattr(dg, "catalogue", lambda assignment: Cat())
     monkeypatch.setattr(dg, "as_calls", lambda log: list(log))
     monkeypatch.setattr(dg, "_matches", lambda v, *a, **k: True)
-    monkeypatch.setattr(dg, "generic", lambda *a, **k: "")
+    monkeypatch.setattr(dg, "generic", lambda *a, **k: [])
     monkeypatch.setattr(dg, "close", lambda *a, **k: True)
     call = type("C", (), {"name": "f", "value": 1.0})()
-    assert dg.diagnose("x", [call]) == ""
+    assert dg.diagnose("x", [call]) == []
     found = [1]  # the second matched alone on an earlier test
-    assert dg.diagnose("x", [call], found=found) == dg.KNOWN + "second mistake"
+    assert dg.diagnose("x", [call], found=found) == [Diagnosis(Found.KNOWN, params={"hints": ["second mistake"]})]
 
 
 def test_a_list_is_close_exactly_where_every_element_is():

@@ -13,7 +13,7 @@ from conftest import EXEMPLAR
 from autograder.cohort import browser, handscores, outputs
 from autograder.cohort.handscores import csv_uncell
 from autograder.cohort.record import CohortSummary
-from autograder.run.diagnose import KNOWN
+from autograder.run.diagnosis import Diagnosis, Found
 from autograder.run.mistakes import read_mistakes
 
 QUESTIONS = ("written_1", "written_2")
@@ -163,8 +163,8 @@ def test_a_hand_score_holds_only_while_its_answer_is_unchanged(tmp_path):
 
 def _diagnosed(student, *hints, generic=""):
     r = rec(student, passed=(False, False))
-    r["tests"][0]["diagnosis"] = KNOWN + " Or this one: ".join(hints) if hints else ""
-    r["tests"][1]["diagnosis"] = generic
+    r["tests"][0]["diagnoses"] = [Diagnosis(Found.KNOWN, params={"hints": list(hints)}).to_dict()] if hints else []
+    r["tests"][1]["diagnoses"] = [Diagnosis(Found.TEXT, params={"text": generic}).to_dict()] if generic else []
     return r
 
 

@@ -13,7 +13,7 @@ from conftest import EXEMPLAR
 from autograder.cohort import browser, outputs, similarity
 from autograder.cohort.pages import questions_of
 from autograder.cohort.record import CohortSummary, Record
-from autograder.run.diagnose import KNOWN
+from autograder.run.diagnosis import KNOWN
 from autograder.run.paths import REPO
 
 EXAMPLES = REPO / "examples" / "submissions" / EXEMPLAR

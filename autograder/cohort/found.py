@@ -1,7 +1,7 @@
 """The mistakes found in a cohort: which students' failing tests named which mistake.
 
-A failing test's ``diagnosis`` names catalogued mistakes by their hints
-(``autograder.run.diagnose.named_hints``); each hint is mapped to its ``wrong`` cell of the
+A failing test's diagnoses name catalogued mistakes by their hints
+(``TestResult.named_hints``, read from the diagnoses' data); each hint is mapped to its ``wrong`` cell of the
 source (``autograder.run.mistakes.read_mistakes``): its description and the functions it
 redefines. Other diagnoses (generic ones: a constant factor, a sign, a shape...) are kept as
 their text, for the report. ``<out>/mistakes.csv`` lists the catalogued ones.
@@ -14,7 +14,6 @@ from pathlib import Path
 
 from autograder.cohort.handscores import write_rows
 from autograder.cohort.record import CohortSummary
-from autograder.run.diagnose import named_hints
 from autograder.run.mistakes import read_mistakes
 
 
@@ -39,16 +38,15 @@ def mistakes_found(summary: CohortSummary) -> list[dict]:
     found: dict[tuple, set] = {}
     for rec in summary.results:
         for t in rec.tests or []:
-            diagnosis = str(t.diagnosis or "")
-            if not diagnosis:
+            if not t.diagnoses:
                 continue
-            hints = named_hints(diagnosis)
+            hints = t.named_hints
             for hint in hints:
                 m = catalogue.get(hint)
                 key = (True, m.description if m else hint, _functions(m.code) if m else "", hint)
                 found.setdefault(key, set()).add(str(rec.student))
             if not hints:
-                found.setdefault((False, diagnosis, "", ""), set()).add(str(rec.student))
+                found.setdefault((False, t.diagnosis, "", ""), set()).add(str(rec.student))
     rows = [{"mistake": k[1], "function": k[2], "hint": k[3], "students": sorted(v), "catalogued": k[0]}
             for k, v in found.items()]
     return sorted(rows, key=lambda r: (not r["catalogued"], -len(r["students"]), r["mistake"]))

@@ -206,7 +206,7 @@ def mistake_groups(rec: Record) -> list[dict]:
     [{"what", "tests", "credited"}] in the order the tests ran."""
     groups: dict[str, dict] = {}
     for t in rec.tests or []:
-        what = str(t.diagnosis or "")
+        what = t.diagnosis
         credit = str(t.carried_forward or "")
         if not what and not credit:
             continue
@@ -218,7 +218,7 @@ def mistake_groups(rec: Record) -> list[dict]:
 
 
 def _group_of(groups: list[dict], t: TestResult) -> int:
-    key = str(t.diagnosis or t.carried_forward or "")
+    key = t.diagnosis or str(t.carried_forward or "")
     return next((k for k, g in enumerate(groups) if g["what"] == key), -1)
 
 

@@ -19,7 +19,7 @@ cohort report. Three signals, each compared for every pair of students:
   one question are joined into groups.
 * **behaviour** (``behaviour_pairs``): the hidden tests a student's functions *answered wrong*
   (failed, not with "not implemented", a timeout or a crash) and the catalogued mistakes the
-  diagnoses name (``named_hints``: a known wrong variant of the reference). A wrong-test set or a
+  diagnoses name (``TestResult.named_hints``: a known wrong variant of the reference). A wrong-test set or a
   mistake is rare when at most ``max(2, RARE * students)`` students have it. Listed: a pair with
   the same rare non-empty wrong-test set or a shared rare mistake; flagged: both.
 
@@ -40,7 +40,6 @@ from autograder.cohort.grade import _write_atomic
 from autograder.cohort.handscores import write_rows
 from autograder.cohort.pages import answer_state, page, questions_of, troubled
 from autograder.cohort.record import CohortSummary, Record
-from autograder.run.diagnose import named_hints
 from autograder.run.notebook import SubmissionError, code_cells, load_release, load_submission
 
 CODE_K = 25              # characters of filtered code in one fingerprinted k-gram (copydetect's noise threshold)
@@ -229,7 +228,7 @@ def wrong_tests(rec: Record) -> frozenset:
 def known_mistakes(rec: Record) -> set:
     """The catalogued mistakes the diagnoses of a record's failed tests name."""
     return {hint for t in rec.tests or [] if not t.passed
-            for hint in named_hints(str(t.diagnosis or ""))}
+            for hint in t.named_hints}
 
 
 def _behaviour_side(own: frozenset, other: frozenset, rare: list) -> str:

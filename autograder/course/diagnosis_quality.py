@@ -28,65 +28,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autograder.course.inprocess import grade_code
-from autograder.run.diagnose import named_hints
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue, leaving_out
 from autograder.run.diagnose.compare import DEFAULT_ATOL, DEFAULT_RTOL, _leaves, close, tolerance
 from autograder.run.diagnose.generic import _FACTORS
+from autograder.run.diagnosis import Diagnosis, Found, hints_of, sentence
 from autograder.run.mistakes import read_mistakes
 from autograder.run.paths import REPO
 
 RTOL, ATOL = 1e-6, 1e-9  # "equal" in a checked claim: relative, and absolute per unit of the largest value
 FACTORS = dict(_FACTORS)
-_WHO = r"(?P<f>\w+)"
-_ARG = r"(?:`(?P<p>\w+)`|argument (?P<k>\d+))"
-CLAIMS = [
-    ("transpose", rf"{_WHO} returns the transpose of the expected matrix"),
-    ("structure", rf"{_WHO} returns (?P<what>.+?) \(see the docstring for what it returns\)"),
-    ("shape", rf"{_WHO} returns an array of shape \((?P<got>[^)]*)\) where shape \((?P<want>[^)]*)\) is expected"),
-    ("nonfinite", rf"{_WHO} returns nan or inf(?: for large {_ARG})? where finite values are expected"),
-    ("ignored", rf"{_WHO} answers as if the argument `(?P<p>\w+)` always had its default value"),
-    ("default_only", rf"{_WHO} is correct only when `(?P<p>\w+)` has its default value"),
-    ("sign", rf"{_WHO} is correct up to the sign"),
-    ("factor", rf"{_WHO} is off by the same factor (?P<c>.+?) on every input"),
-    ("some_factor", rf"{_WHO} is off by the same constant factor on every input"),
-    ("shift", rf"{_WHO} is off by the same additive constant on every input"),
-    ("small_only", rf"{_WHO} is right when {_ARG} (?P<how>is small|has few entries) and wrong for every larger one"),
-    ("parts", (r"(?P<parts>`\w+\(\.\.\.\)[^`]+`(?:, `\w+\(\.\.\.\)[^`]+`)*) (?:is|are) wrong, and the rest of "
-               r"what (?P<f>\w+) returns is right on every input of this test")),
-    ("special", rf"{_WHO} is wrong only where (?P<where>.+?), and right at every other input of this test"),
-    ("power", rf"{_WHO} is off by a factor (?P<m>\S+) on every input of this test"),
-    ("relation", (rf"{_WHO} returns (?P<rel>1 minus|the reciprocal of|the square of|the square root of) "
-                  r"the expected value on every input of this test")),
-    ("off_by_one", rf"{_WHO} answers as if `(?P<p>\w+)` were one (?P<d>more|less) on every input of this test"),
-]
 RELATIONS = {"1 minus": lambda x: 1.0 - x, "the reciprocal of": lambda x: 1.0 / x,
              "the square of": lambda x: x ** 2, "the square root of": lambda x: x ** 0.5}
-
-
-def powers_of(text: str) -> dict | None:
-    """{argument: power} of a product of powers as the diagnosis writes it ("1/√`N`",
-    "`N`·`beta`", "`N`²/(√`d`·`k`)"), or None where ``text`` is not one."""
-    top, _, bottom = text.partition("/")
-    if bottom.startswith("(") and bottom.endswith(")"):
-        bottom = bottom[1:-1]
-    out: dict = {}
-    for part, sign in ((top, 1.0), (bottom, -1.0)):
-        if not part or (sign > 0 and part == "1"):
-            continue
-        for term in part.split("·"):
-            t = re.fullmatch(r"(√?)`(\w+)`(²?)", term)
-            if t is None or t[2] in out:
-                return None
-            out[t[2]] = sign * (0.5 if t[1] else 1.0) * (2.0 if t[3] else 1.0)
-    return out or None
-
-
-def sentences(diagnosis: str) -> list[str]:
-    """A generic diagnosis cut into its sentences, one per function."""
-    text = diagnosis.strip()
-    starts = [0] + [m.end() for m in re.finditer(r"\. ", text)
-                    if any(re.match(pattern, text[m.end():]) for _, pattern in CLAIMS)]
-    return [text[a:b].strip() for a, b in zip(starts, starts[1:] + [len(text)]) if text[a:b].strip()]
 
 
 def _map(value, f):
@@ -171,24 +123,18 @@ def tolerance_of(assignment: str, test: str) -> tuple[float, float]:
     return tolerance(found)
 
 
-def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAULT_RTOL,
+def claim_holds(d: Diagnosis, calls: list[Call], reference, rtol: float = DEFAULT_RTOL,
                 atol: float = DEFAULT_ATOL) -> bool:
-    """Whether one generic sentence is true of ``calls`` (the recorded answers of one test),
-    checked against ``reference`` (a ``Variant``: the reference module) on the same inputs: an
-    answer is right within the test's tolerance (``rtol``, ``atol``), and a claimed equality
-    (a factor, a shift, a transpose) holds within ``RTOL``. An unrecognised sentence does not
+    """Whether one generic diagnosis ``d`` is true of ``calls`` (the recorded answers of one
+    test), checked against ``reference`` (a ``Variant``: the reference module) on the same inputs:
+    an answer is right within the test's tolerance (``rtol``, ``atol``), and a claimed equality
+    (a factor, a shift, a transpose) holds within ``RTOL``. A kind with no check here does not
     hold."""
 
     def right(actual, expected) -> bool:
         return close(actual, expected, rtol, atol)
 
-    for kind, pattern in CLAIMS:  # noqa: B007 - `kind` of the claim matched, read after the loop
-        m = re.match(pattern, sentence)
-        if m:
-            break
-    else:
-        return False
-    f = m.group("f")
+    kind, f, q = d.kind, d.function, d.params
     fn = reference.ns.get(f)
     mine = [(c, reference.call(c)) for c in calls if c.name == f]
     mine = [(c, e) for c, e in mine if e is not _FAILED]
@@ -197,29 +143,29 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
     wrong = [(c, e) for c, e in mine if not right(c.value, e)]
     if not wrong:
         return False
-    if kind == "structure":
-        return any(why == m.group("what") for c, e in wrong for _, a, why in _leaves(c.value, e) if a is None)
-    if kind == "shape":
-        got, want = (tuple(int(t) for t in m.group(g).replace(" ", "").split(",") if t) for g in ("got", "want"))
+    if kind is Found.STRUCTURE:
+        return any(why == q["what"] for c, e in wrong for _, a, why in _leaves(c.value, e) if a is None)
+    if kind is Found.SHAPE:
+        got, want = tuple(q["got"]), tuple(q["want"])
         return any(a is not None and a.shape == got and np.shape(why) == want
                    for c, e in wrong for _, a, why in _leaves(c.value, e))
-    if kind == "transpose":
+    if kind is Found.TRANSPOSE:
         return all(_equal(np.asarray(c.value).T, e) for c, e in wrong)
-    if kind in ("sign", "factor", "some_factor", "shift"):
-        if kind == "shift" or kind == "some_factor":
+    if kind in (Found.SIGN, Found.FACTOR, Found.SOME_FACTOR, Found.SHIFT):
+        if kind in (Found.SHIFT, Found.SOME_FACTOR):
             a0, e0 = _numbers(wrong[0][0].value), _numbers(wrong[0][1])
             j = int(np.nanargmax(np.abs(e0))) if e0.size else 0
-            if not e0.size or not np.isfinite(a0[j]) or (kind == "some_factor" and e0[j] == 0):
+            if not e0.size or not np.isfinite(a0[j]) or (kind is Found.SOME_FACTOR and e0[j] == 0):
                 return False
-            c0 = a0[j] - e0[j] if kind == "shift" else a0[j] / e0[j]
+            c0 = a0[j] - e0[j] if kind is Found.SHIFT else a0[j] / e0[j]
         else:
-            c0 = -1.0 if kind == "sign" else FACTORS.get(m.group("c"))
-            if c0 is None:
+            factor = -1.0 if kind is Found.SIGN else FACTORS.get(q["factor"])
+            if factor is None:
                 return False
-        model = (lambda arr: arr + c0) if kind == "shift" else (lambda arr: c0 * arr)
+            c0 = factor
+        model = (lambda arr: arr + c0) if kind is Found.SHIFT else (lambda arr: c0 * arr)
         return all(_equal(c.value, _map(e, model)) for c, e in mine)
-    if kind == "parts":
-        named = re.findall(r"`\w+\(\.\.\.\)([^`]+)`", m.group("parts"))
+    if kind is Found.PARTS:
         paths, off = None, set()
         for c, e in mine:
             leaves = list(_leaves(c.value, e))
@@ -235,17 +181,13 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
                 return False
             off |= {p for p, a, x in leaves if not right(a, x)}
         claimed = set()
-        for part in named:
-            cut = re.fullmatch(r"\[(\d+):(\d*)\]", part)
-            claimed |= ({f"[{j}]" for j in range(int(cut[1]), int(cut[2]) if cut[2] else len(paths))}
+        for part in q["parts"]:
+            cut = re.fullmatch(r"\[(\d+):(\d*)\]", part)  # a slice of entries, as generic writes it
+            claimed |= ({f"[{j}]" for j in range(int(cut[1]), int(cut[2]) if cut[2] else len(paths or []))}
                         if cut else {part})
-        return off == claimed and off < set(paths)
-    if kind == "special":
-        where = re.findall(r"(?:`(\w+)`|argument (\d+)) = (-?\d+)", m.group("where"))
-        if not where or len({(q or k) for q, k, _ in where}) != 1:
-            return False
-        q, k, _ = where[0]
-        p, values = q or f"#{int(k) - 1}", {float(v) for _, _, v in where}
+        return off == claimed and off < set(paths or [])
+    if kind is Found.SPECIAL:
+        p, values = q["p"], {float(v) for v in q["values"]}
         elsewhere = 0
         for c, e in mine:
             entries = _inputs(fn, c, e, p, "signed")
@@ -256,10 +198,8 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
                     return False
                 elsewhere += value not in values
         return elsewhere > 0
-    if kind == "power":
-        powers = powers_of(m.group("m"))
-        if powers is None:
-            return False
+    if kind is Found.POWER:
+        powers = q["powers"]
         for c, e in mine:
             args = _arguments(fn, c)
             sig = inspect.signature(fn)
@@ -271,12 +211,12 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
             if not _equal(c.value, _map(e, lambda arr, k=factor: k * arr)):
                 return False
         return True
-    if kind == "relation":
-        g = RELATIONS[m.group("rel")]
+    if kind is Found.RELATION:
+        g = RELATIONS[q["relation"]]
         with np.errstate(all="ignore"):
             return all(_equal(c.value, _map(e, g)) for c, e in mine)
-    if kind == "off_by_one":
-        p, d = m.group("p"), 1 if m.group("d") == "more" else -1
+    if kind is Found.OFF_BY_ONE:
+        p, step = q["p"], 1 if q["d"] > 0 else -1
         sig = inspect.signature(fn)
         for c, _ in mine:
             bound = sig.bind(*c.args, **c.kwargs)
@@ -284,13 +224,13 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
             n = bound.arguments.get(p)
             if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
                 return False
-            bound.arguments[p] = n + d
+            bound.arguments[p] = n + step
             e = reference.call(Call(f, bound.args, bound.kwargs, None))
             if e is _FAILED or not right(c.value, e):
                 return False
         return True
-    if kind == "ignored":
-        p = m.group("p")
+    if kind is Found.IGNORED:
+        p = q["p"]
         sig = inspect.signature(fn)
         checked = 0
         for c, _ in mine:
@@ -303,8 +243,8 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
                 return False
             checked += 1
         return checked > 0
-    if kind == "default_only":
-        p = m.group("p")
+    if kind is Found.DEFAULT_ONLY:
+        p = q["p"]
         default = inspect.signature(fn).parameters[p].default
         for c, e in mine:
             value = _arguments(fn, c).get(p, default)
@@ -312,11 +252,12 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
             if at_default != right(c.value, e):
                 return False
         return True
+    if kind not in (Found.NONFINITE, Found.SMALL_ONLY):
+        return False
     # the threshold claims: every right input smaller in the argument than every wrong one
-    groups = m.groupdict()
-    p = groups.get("p") or (f"#{int(groups['k']) - 1}" if groups.get("k") else None)
-    how = groups.get("how") or "is small"
-    if kind == "nonfinite":
+    p = q.get("p")
+    how = {"entries": "has few entries"}.get(q.get("how", ""), "is small")
+    if kind is Found.NONFINITE:
         if not any(_nonfinite(c.value, e) for c, e in wrong):
             return False
         if p is None:
@@ -327,7 +268,7 @@ def claim_holds(sentence: str, calls: list[Call], reference, rtol: float = DEFAU
         if entries is None:
             return False
         for size, a, x in entries:
-            if kind == "nonfinite":
+            if kind is Found.NONFINITE:
                 if right(a, x):
                     good.append(size)
                 elif _nonfinite(a, x):
@@ -356,17 +297,17 @@ class Judged:
         return self.own_hint if self.mode == "normal" else self.true_generic
 
 
-def judge(diagnosis: str, hint: str, mode: str, calls: list[Call], reference,
+def judge(diagnoses: list[Diagnosis], hint: str, mode: str, calls: list[Call], reference,
           tol: tuple[float, float] = (DEFAULT_RTOL, DEFAULT_ATOL)) -> tuple[bool, str]:
-    """(right?, why not) for one diagnosis of a cell whose own mistake has ``hint``."""
-    named = named_hints(diagnosis)
+    """(right?, why not) for the diagnoses of one test of a cell whose own mistake has ``hint``."""
+    named = hints_of(diagnoses)
     if named:
         if mode == "normal" and set(named) == {hint}:
             return True, ""
         return False, "names another mistake" if hint not in named else "names another mistake besides its own"
-    for s in sentences(diagnosis):
-        if not claim_holds(s, calls, reference, *tol):
-            return False, f"false generic claim: {s}"
+    for d in diagnoses:
+        if not claim_holds(d, calls, reference, *tol):
+            return False, f"false generic claim: {sentence(d)}"
     return True, ""
 
 
@@ -396,11 +337,11 @@ def measure(assignment: str, modes=("normal", "loo")) -> list[Judged]:
                 if not r.diagnosis:
                     continue
                 calls = [c for test, c in student.history if test == r.name]
-                good, why = judge(r.diagnosis, hint, mode, calls, reference, tolerance_of(assignment, r.name))
+                good, why = judge(r.diagnoses, hint, mode, calls, reference, tolerance_of(assignment, r.name))
                 if good:
                     j.right.append((r.name, r.diagnosis))
-                    j.own_hint |= bool(named_hints(r.diagnosis))
-                    j.true_generic |= not named_hints(r.diagnosis)
+                    j.own_hint |= bool(r.named_hints)
+                    j.true_generic |= not r.named_hints
                 else:
                     j.wrong.append((r.name, r.diagnosis, why))
             out.append(j)

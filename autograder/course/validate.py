@@ -156,7 +156,8 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
             if r.diagnosis:
                 found = leaked_numbers(r.diagnosis, reference_values(assignment, student, r.name))
                 leaked.extend(f"{r.name}: {n}" for n in found)
-        return sum(r.points for r in results), [r.diagnosis for r in results if r.diagnosis]
+        return (sum(r.points for r in results), [r.diagnosis for r in results if r.diagnosis],
+                {h for r in results for h in r.named_hints})
 
     hintless = [m.description for m in mistakes if not m.hint]
     for desc in hintless:
@@ -167,18 +168,18 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
     caught = named = 0
     rewrites = rewrites_ok = 0
     for m in mistakes:
-        score, diagnoses = graded(m.code)
+        score, diagnoses, hints = graded(m.code)
         caught += score < full
-        named += bool(m.hint) and any(m.hint in d for d in diagnoses)
+        named += bool(m.hint) and m.hint in hints
         if score == full:
             log(f"        wrong implementation not caught: {m.description} ({score:g}/{full:g})")
-        elif not any(m.hint and m.hint in d for d in diagnoses):
+        elif not (m.hint and m.hint in hints):
             log(f"        wrong implementation not named by its hint: {m.description}; "
                 f"diagnoses: {sorted(set(diagnoses))[:2] or 'none'}")
         for desc, code in m.rewrites:
             rewrites += 1
-            r_score, r_diagnoses = graded(code)
-            good = r_score < full and bool(m.hint) and any(m.hint in d for d in r_diagnoses)
+            r_score, r_diagnoses, r_hints = graded(code)
+            good = r_score < full and bool(m.hint) and m.hint in r_hints
             rewrites_ok += good
             if not good:
                 log(f"        rewrite not {'caught' if r_score == full else 'named by the hint of its wrong cell'}: "
@@ -191,7 +192,7 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
     alternatives = variant_cells(src, "alternative")
     passing = 0
     for desc, code in alternatives:
-        score, diagnoses = graded(code)
+        score, diagnoses, _ = graded(code)
         passing += score == full and not diagnoses
         if score != full or diagnoses:
             log(f"        alternative implementation not passing cleanly: {desc} ({score:g}/{full:g})")

@@ -6,6 +6,7 @@ import json
 import re
 
 from autograder.run.carry import RULE
+from autograder.run.record import TestResult
 
 
 def results(report: dict) -> dict:
@@ -36,8 +37,9 @@ def results(report: dict) -> dict:
         output = t.get("message", "")
         if t.get("carried_forward"):
             output += "\n" + t["carried_forward"]
-        if t.get("diagnosis"):
-            output += "\n" + t["diagnosis"]
+        diagnosis = TestResult.from_dict(t).diagnosis  # its words, here at the edge
+        if diagnosis:
+            output += "\n" + diagnosis
         tests.append({"name": t["name"], "score": t["points"], "max_score": t["max_points"],
                       "status": "passed" if t.get("passed") else "failed",
                       "output": output, "visibility": "after_published"})

@@ -30,6 +30,7 @@ from autograder.run.channel import Worker, WorkerDied, WorkerTimeout
 from autograder.run.diagnose import enabled
 from autograder.run.diagnose.catalogue import _FAILED, Call
 from autograder.run.diagnose.compare import _leaves
+from autograder.run.diagnosis import Diagnosis
 from autograder.run.isolation import PROCESS_WARNING, SandboxUnavailable, resolve_isolation
 from autograder.run.notebook import (
     SubmissionError,
@@ -516,21 +517,21 @@ class _Collector:
             self.student.large_answers = False
             gc.collect()
 
-    def _diagnosis(self, excinfo) -> tuple[str, str]:
-        """(diagnosis, note for the TA) of a failed test; only for wrong answers, not for a
+    def _diagnosis(self, excinfo) -> tuple[list[Diagnosis], str]:
+        """(diagnoses, note for the TA) of a failed test; only for wrong answers, not for a
         function that could not answer (its message says why)."""
         if not self.diagnose or excinfo is None or isinstance(excinfo.value, StudentError):
-            return "", ""
+            return [], ""
 
         left = diagnose.GRADE_BUDGET_S - self._spent
         if left <= 0:
-            return "", "\n(no diagnosis: the time for diagnoses of this submission is spent)"
+            return [], "\n(no diagnosis: the time for diagnoses of this submission is spent)"
         start = time.monotonic()
         try:
             return diagnose.diagnose(self.assignment, list(self.student.call_log), self._tolerances,
                                      budget_s=min(diagnose.TEST_BUDGET_S, left), found=self._found), ""
         except Exception as exc:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
-            return "", f"\n(no diagnosis: {type(exc).__name__}: {exc})"[:500]
+            return [], f"\n(no diagnosis: {type(exc).__name__}: {exc})"[:500]
         finally:
             self._spent += time.monotonic() - start
             self.student.call_log.clear()
@@ -549,11 +550,11 @@ class _Collector:
                 exc = call.excinfo.value if call.excinfo else None
                 msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
                 culprit = carry.culprit_of(exc, self._trace, self._failed_actual, self._graded) or owner
-                diagnosis, note = self._diagnosis(call.excinfo) if rep.when == "call" else ("", "")
+                diagnoses, note = self._diagnosis(call.excinfo) if rep.when == "call" else ([], "")
                 error = exc.kind if isinstance(exc, StudentError) else ""
                 kind = STUDENT_ERROR_KINDS.get(error, Kind.STUDENT_ERROR) if error else Kind.FAIL
                 self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail + note,
-                                               diagnosis, function=owner, charged_to=culprit, kind=kind,
+                                               diagnoses, function=owner, charged_to=culprit, kind=kind,
                                                error=error))
                 if self.carry and rep.when == "call" and owner:
                     self._failures.append(self._failure(item, exc, owner, culprit, pts))

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 
+from autograder.run.diagnosis import Diagnosis, from_old_text, hints_of, words
+
 
 class Kind(str, Enum):
     """What became of one hidden test."""
@@ -76,7 +78,7 @@ class TestResult:
     passed: bool
     message: str
     detail: str = ""
-    diagnosis: str = ""  # failing tests: the mistake the answers match (autograder/run/diagnose)
+    diagnoses: list[Diagnosis] = field(default_factory=list)  # failing tests: what the answers show (run/diagnose)
     carried_forward: str = ""  # failing tests credited: the note naming what the error follows from
     function: str = ""  # the graded function the test counts for (its points are advertised under it)
     charged_to: str = ""  # a failing test not credited: the function whose answer or exception failed it
@@ -93,15 +95,29 @@ class TestResult:
     def not_implemented(self) -> bool:
         return self.error in ("not_implemented", "missing")
 
+    @property
+    def diagnosis(self) -> str:
+        """The diagnoses in the words a student reads ("" for none)."""
+        return words(self.diagnoses)
+
+    @property
+    def named_hints(self) -> list[str]:
+        """The catalogued mistakes the diagnoses name (their hints)."""
+        return hints_of(self.diagnoses)
+
     def to_dict(self) -> dict:
-        return {**asdict(self), "kind": self.kind.value}
+        return {**asdict(self), "kind": self.kind.value, "diagnoses": [d.to_dict() for d in self.diagnoses]}
 
     @classmethod
     def from_dict(cls, data: dict) -> TestResult:
+        old_text = data.get("diagnosis")
         data = _known(cls, data)
         if data.get("kind") is None:  # a record written before kinds: what its flags and message say
             data["kind"], data["error"] = _old_kind(data)
-        return cls(**{**data, "kind": Kind(data["kind"]), "carried_from": list(data.get("carried_from") or [])})
+        diagnoses = ([Diagnosis.from_dict(d) for d in data["diagnoses"]] if data.get("diagnoses") is not None
+                     else from_old_text(str(old_text or "")))  # a record written when they were sentences
+        return cls(**{**data, "kind": Kind(data["kind"]), "carried_from": list(data.get("carried_from") or []),
+                      "diagnoses": diagnoses})
 
 
 @dataclass

@@ -48,14 +48,13 @@ from autograder.run import settings
 from autograder.run.diagnose.catalogue import _FAILED, Variant, as_calls, catalogue
 from autograder.run.diagnose.compare import close, tolerance
 from autograder.run.diagnose.generic import generic
+from autograder.run.diagnosis import Diagnosis, Found
 
 ENV = "PDL_DIAGNOSE"
 MAX_CALLS = 64                           # calls of one test that are replayed
 TEST_BUDGET_S = 20.0                     # all replays for one failing test
 GRADE_BUDGET_S = settings.DIAGNOSIS_BUDGET_S  # all diagnoses of one submission
 LOOSE = 1e-6                             # a looser tolerance: replay once to rule out chance
-KNOWN = "Your results match a known mistake: "
-TOGETHER = "Your results match known mistakes made together: "
 
 
 def enabled() -> bool:
@@ -94,8 +93,8 @@ def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_w
 
 
 def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_S,
-             found: list | None = None) -> str:
-    """The diagnosis of one failing test from its calls, or "" when there is nothing to say.
+             found: list | None = None) -> list[Diagnosis]:
+    """The diagnoses of one failing test from its calls ([] when there is nothing to say).
 
     ``found`` (kept by the caller across the tests of one submission) collects what the
     diagnoses learn: the known mistakes matched so far (their indices in the catalogue) and the
@@ -105,7 +104,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
     named on its callers (``_matches``)."""
     calls = as_calls(log)[:MAX_CALLS]
     if not calls:
-        return ""
+        return []
     rtol, atol = tolerance(tolerances)
     cat = catalogue(assignment)
     deadline = time.monotonic() + budget_s
@@ -119,7 +118,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
             reference[i] = cat.reference.call(calls[i])
         return reference[i]
 
-    def text() -> str:
+    def findings() -> list[Diagnosis]:
         hits: list[int] = []
         for k, v in enumerate(cat.variants()):
             if time.monotonic() > deadline:
@@ -136,31 +135,23 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
                 return generic(cat, calls, ref, rtol, atol)
         found.extend(k for k in hits if k not in found)
         if hits:
-            return KNOWN + " Or this one: ".join(cat.variants()[k].hint for k in hits)
+            return [Diagnosis(Found.KNOWN, params={"hints": [cat.variants()[k].hint for k in hits]})]
         pairs = [(a, b) for n, a in enumerate(known) for b in known[n + 1:]]
         for pair in pairs:
             if time.monotonic() > deadline:
-                return ""
+                return []
             both = cat.combined(pair)
             if both is not None and _matches(both, calls, ref, rtol, atol, True, seen_wrong, cat.reference):
-                return TOGETHER + " And: ".join(cat.variants()[k].hint for k in pair)
+                return [Diagnosis(Found.TOGETHER, params={"hints": [cat.variants()[k].hint for k in pair]})]
         if time.monotonic() > deadline:
-            return ""
+            return []
         return generic(cat, calls, ref, rtol, atol)
 
-    out = text()
+    out = findings()
     for i, c in enumerate(calls):  # the functions this test saw answer wrongly
         if c.name not in found and time.monotonic() < deadline and ref(i) is not _FAILED \
                 and not close(c.value, ref(i), rtol, atol):
             found.append(c.name)
     return out
 
-
-def named_hints(diagnosis: str) -> list[str]:
-    """The hints of the known mistakes a diagnosis names (none for a generic diagnosis): what a
-    cohort report counts."""
-    for prefix, sep in ((KNOWN, " Or this one: "), (TOGETHER, " And: ")):
-        if diagnosis.startswith(prefix):
-            return diagnosis[len(prefix):].split(sep)
-    return []
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from autograder.run.diagnose.catalogue import _FAILED, Call
 from autograder.run.diagnose.compare import _leaves, close
+from autograder.run.diagnosis import Diagnosis, Found
 from autograder.run.protocol import ProtocolError
 from autograder.run.testing import StudentError
 
@@ -293,65 +294,58 @@ def _special(points) -> tuple[str, list] | None:
     return None
 
 
-def _named(p: str) -> str:
-    return f"`{p}`" if not p.startswith("#") else f"argument {int(p[1:]) + 1}"
+def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> Diagnosis | None:
+    """What the calls ``idx`` (some failing) of the function ``name`` show, or None."""
+    def found(kind: Found, **params) -> Diagnosis:
+        return Diagnosis(kind, name, params)
 
-
-def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
-    """A sentence about the function ``name`` from its calls ``idx`` (some failing), or ""."""
     pairs = [(i, calls[i].value, ref(i)) for i in idx]
     pairs = [(i, a, e) for i, a, e in pairs if e is not _FAILED]
     bad = [(i, a, e) for i, a, e in pairs if not close(a, e, rtol, atol)]
     if not bad:
-        return ""
+        return None
     good = [(i, a, e) for i, a, e in pairs if close(a, e, rtol, atol)]
     leaves = [leaf for _, a, e in pairs for leaf in _leaves(a, e)]
     # 1. structure and shape: facts about one answer
     broken = [why for _, a, why in leaves if a is None]
     if broken:
-        return f"{name} returns {broken[0]} (see the docstring for what it returns)."
+        return found(Found.STRUCTURE, what=broken[0])
     shaped = [(a, e) for _, a, e in leaves if a.shape != e.shape and not (a.size == e.size == 1)]
     if shaped:
         bad_leaves = [(a, e) for _, x, y in bad for _, a, e in _leaves(x, y)]
         if all(close(a, e, rtol, atol) or (a.ndim == 2 and a.shape == e.T.shape and close(a.T, e, rtol, atol))
                for a, e in bad_leaves):
-            return f"{name} returns the transpose of the expected matrix (rows and columns swapped)."
+            return found(Found.TRANSPOSE)
         a, e = shaped[0]
-        return f"{name} returns an array of shape {tuple(a.shape)} where shape {tuple(e.shape)} is expected."
+        return found(Found.SHAPE, got=[int(n) for n in a.shape], want=[int(n) for n in e.shape])
     points = _points(cat, name, calls, pairs, rtol, atol)
     if points is None:
-        return ""
+        return None
     # 2. nan or inf where the expected values are finite: a fact; "for large inputs" with a threshold
     nonfinite = [(p, a, e) for p, a, e in leaves if np.any(~np.isfinite(a) & np.isfinite(e))]
     if nonfinite:
-        where = ""
+        cut = None
         if all(pt.ok or np.any(~np.isfinite(pt.a) & np.isfinite(pt.e)) for pt in points):
             cut = _threshold(points)
-            where = f" for large {_named(cut[0])}" if cut else ""
-        return (f"{name} returns nan or inf{where} where finite values are expected: look for 0 log 0, "
-                "0/0, the log of 0 or an exp that overflows, and use the limiting value there.")
+        return found(Found.NONFINITE, p=cut[0] if cut else None)
     # 3. an argument ignored: correct at its default value only (before the factor: a kernel
     #    linear in sigma_w is off by a constant factor when sigma_w is ignored)
     ignored = _ignored_argument(cat, name, calls, [i for i, _, _ in pairs], [i for i, _, _ in bad], rtol, atol)
     if ignored:
-        return (f"{name} answers as if the argument `{ignored}` always had its default value: "
-                f"check that your code uses `{ignored}`.")
+        return found(Found.IGNORED, p=ignored)
     only = _default_only(cat, name, calls, [i for i, _, _ in good], [i for i, _, _ in bad])
     if only:
-        return (f"{name} is correct only when `{only}` has its default value: check how your code "
-                f"uses `{only}`.")
+        return found(Found.DEFAULT_ONLY, p=only)
     # 4. the same factor (or sign, or shift) on every input, at every size
     if _varied([pt for pt in points if np.any(pt.e != 0)]):
         c = _constant(points, shift=False)
         if c is not None:
             label = _factor_name(c)
             if label == "-1":
-                return f"{name} is correct up to the sign: every value has the opposite sign."
+                return found(Found.SIGN)
             if label:
-                return (f"{name} is off by the same factor {label} on every input: your values are "
-                        f"{label} times the expected ones (a missing or extra constant or normalization).")
-            return (f"{name} is off by the same constant factor on every input: look for a missing or "
-                    "extra constant or normalization.")
+                return found(Found.FACTOR, factor=label)
+            return found(Found.SOME_FACTOR)
     else:  # one size: only a factor no size makes (2, √2, the sign, a change of log base) and no power of an argument
         c = _constant(points, shift=False)
         label = _factor_name(c) if c is not None else None
@@ -360,67 +354,45 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> str:
                 _visible(np.concatenate([pt.a for pt in points]), np.concatenate([pt.e for pt in points]),
                          rtol, atol) >= MIN_POINTS:
             if label == "-1":
-                return f"{name} is correct up to the sign: every value has the opposite sign."
-            return (f"{name} is off by the same factor {label} on every input: your values are "
-                    f"{label} times the expected ones (a missing or extra constant or normalization).")
+                return found(Found.SIGN)
+            return found(Found.FACTOR, factor=label)
     if _varied(points) and _constant(points, shift=True) is not None:
-        return (f"{name} is off by the same additive constant on every input: look for a missing or "
-                "extra constant term.")
+        return found(Found.SHIFT)
     # 5. a factor that is a power of the arguments (a sum where a mean is meant: N; 1/N for 1/sqrt N)
     power = _power_factor(cat, name, calls, pairs, rtol, atol)
     if power:
-        return (f"{name} is off by a factor {power} on every input of this test: your values are {power} "
-                "times the expected ones (a normalization that depends on the arguments: a sum where a "
-                "mean is meant, 1/N where 1/√N is meant, a power too many or too few).")
+        return found(Found.POWER, powers=power)
     # 6. 1 minus, the reciprocal, the square or the square root of the expected value
     relation = _relation(points, rtol, atol)
     if relation:
-        what, look = relation
-        return f"{name} returns {what} the expected value on every input of this test: {look}"
+        return found(Found.RELATION, relation=relation)
     # 7. the expected answer at an integer argument one more or one less
     off = _off_by_one(cat, name, calls, pairs, rtol, atol)
     if off:
-        p, d = off
-        return (f"{name} answers as if `{p}` were one {'more' if d > 0 else 'less'} on every input of this "
-                f"test (`{p}` {'+' if d > 0 else '-'} 1 in place of `{p}`): check the bounds of your loops "
-                "and ranges (an off-by-one).")
+        return found(Found.OFF_BY_ONE, p=off[0], d=off[1])
     # 8. a part of a structured answer wrong, the rest right on every call
     parts = _wrong_parts(cat, name, calls, pairs, rtol, atol)
     if parts:
-        which = ", ".join(f"`{name}(...){p}`" for p in parts)
-        return (f"{which} {'is' if len(parts) == 1 else 'are'} wrong, and the rest of what {name} returns "
-                "is right on every input of this test: look at how your code computes that part.")
+        return found(Found.PARTS, parts=parts)
     # 9. wrong only at a special input (0, ±1, a small integer), right everywhere else
     special = _special(points)
     if special:
-        p, values = special
-        where = " or ".join(f"{_named(p)} = {v:g}" for v in values)
-        return (f"{name} is wrong only where {where}, and right at every other input of this test: "
-                "check that case (a limit, a convention such as 0 log 0 = 0, a division by zero, "
-                "an index at the boundary).")
+        return found(Found.SPECIAL, p=special[0], values=[float(v) for v in special[1]])
     # 10. right below a threshold in one argument, wrong above it
     cut = _threshold(points)
     if cut:
-        p, kind = cut
-        what = f"{_named(p)} is small" if kind == "magnitude" else f"{_named(p)} has few entries"
-        return (f"{name} is right when {what} and wrong for every larger one in this test: check what "
-                "in your code changes as it grows (a case treated apart, the bound of a sum or loop, "
-                "a grid or series cut short, an overflow).")
-    return ""
+        return found(Found.SMALL_ONLY, p=cut[0], how=cut[1])
+    return None
 
 
 # -- relations beyond a constant: a power of the arguments, 1 - x, 1/x, x^2, sqrt x, off by one --
-RELATIONS = [  # (what the answer is, of the expected value e; where to look)
-    ("1 minus", lambda e: 1.0 - e,
-     "check that you compute the quantity asked for and not its complement (the other case, 1 - p)."),
-    ("the reciprocal of", lambda e: 1.0 / e,
-     "check for a ratio taken the wrong way round (a division inverted)."),
-    ("the square of", lambda e: e * e,
-     "check for a square too many (a variance where a standard deviation is meant, σ² where σ is)."),
-    ("the square root of", lambda e: np.sqrt(e),
-     "check for a missing square (a standard deviation where a variance is meant, σ where σ² is)."),
-]
-POWERS = {-2.0: ("", "²"), -1.0: ("", ""), -0.5: ("√", ""), 0.5: ("√", ""), 1.0: ("", ""), 2.0: ("", "²")}
+RELATIONS = {  # what the answer is, of the expected value e (their words: autograder/run/diagnosis.py)
+    "1 minus": lambda e: 1.0 - e,
+    "the reciprocal of": lambda e: 1.0 / e,
+    "the square of": lambda e: e * e,
+    "the square root of": lambda e: np.sqrt(e),
+}
+POWERS = (-2.0, -1.0, -0.5, 0.5, 1.0, 2.0)
 PAIR_POWERS = (-1.0, -0.5, 0.5, 1.0)
 MAX_SCALARS = 6      # scalar arguments tried in a power factor
 ONE_SIZE = {"2", "1/2", "√2", "1/√2", "-1", "log 2", "1/log 2", "log 10", "1/log 10"}  # claimed at one size too
@@ -442,15 +414,15 @@ def _visible(a: np.ndarray, e: np.ndarray, rtol, atol) -> int:
     return len(np.unique(e[off]))
 
 
-def _relation(points, rtol, atol) -> tuple[str, str] | None:
-    """(what, where to look) when every answer is 1 - e, 1/e, e² or √e of the expected e (one of
+def _relation(points, rtol, atol) -> str | None:
+    """The relation (a key of ``RELATIONS``) when every answer is 1 - e, 1/e, e² or √e of the expected e (one of
     them only), within ``TIGHT``, with at least ``MIN_POINTS`` distinct wrong values."""
     a = np.concatenate([pt.a for pt in points]) if points else np.array([])
     e = np.concatenate([pt.e for pt in points]) if points else np.array([])
     if not a.size or not np.all(np.isfinite(e)) or _visible(a, e, rtol, atol) < MIN_POINTS:
         return None
     with np.errstate(all="ignore"):
-        fits = [(what, look) for what, g, look in RELATIONS if _holds(a, g(e))]
+        fits = [what for what, g in RELATIONS.items() if _holds(a, g(e))]
     return fits[0] if len(fits) == 1 else None
 
 
@@ -485,44 +457,31 @@ def _a_power_equals(cat, name, calls, idx, c: float) -> bool:
                for powers in _monomials(scalars) for n in range(len(idx)))
 
 
-def _monomial_text(powers: dict) -> str:
-    """{"N": -0.5} -> "1/√`N`"; {"N": 1, "beta": 1} -> "`N`·`beta`"; {"N": 1, "d": -1} -> "`N`/`d`"."""
-    def term(p, k):
-        root, square = POWERS[k]
-        return f"{root}`{p}`{square}"
-    num = [term(p, k) for p, k in powers.items() if k > 0]
-    den = [term(p, k) for p, k in powers.items() if k < 0]
-    top = "·".join(num) if num else "1"
-    if not den:
-        return top
-    return f"{top}/{den[0]}" if len(den) == 1 else f"{top}/({'·'.join(den)})"
-
-
-def _power_factor(cat, name, calls, pairs, rtol, atol) -> str:
+def _power_factor(cat, name, calls, pairs, rtol, atol) -> dict | None:
     """The product of powers of the scalar arguments m (one or two arguments, powers ±1/2, ±1,
     ±2) with answers = m * expected on every entry of every call within ``TIGHT``: the only one
     that fits, no constant factor fitting as well (nor a simple constant that m equals on every
     call: at one size, √N = 2 may be a factor 2), and at least ``MIN_POINTS`` distinct wrong
-    values. "" otherwise."""
+    values ({argument: power}). None otherwise."""
     flat = []
     for i, a, e in pairs:
         leaves = list(_leaves(a, e))
         if not leaves or any(x is None or x.size != y.size for _, x, y in leaves):
-            return ""
+            return None
         flat.append((i, np.concatenate([x.ravel() for _, x, _ in leaves]),
                      np.concatenate([y.ravel() for _, _, y in leaves])))
     if not flat or sum(_visible(a, e, rtol, atol) for _, a, e in flat) < MIN_POINTS:
-        return ""
+        return None
     scalars = _scalars(cat, name, calls, [i for i, _, _ in flat])
     if not scalars:
-        return ""
+        return None
     simple = [v for _, v in _FACTORS] + [s * k ** q for k in (2, 3, 4) for q in (-1, -0.5, 0.5, 1) for s in (1, -1)]
 
     def fits(m) -> bool:
         return all(_holds(a, m[n] * e) for n, (_, a, e) in enumerate(flat))
 
     if any(fits([c] * len(flat)) for c in simple):
-        return ""
+        return None
     found = []
     for powers in _monomials(scalars):
         m = [math.prod(scalars[p][n] ** k for p, k in powers.items()) for n in range(len(flat))]
@@ -532,8 +491,8 @@ def _power_factor(cat, name, calls, pairs, rtol, atol) -> str:
         if fits(m):
             found.append(powers)
             if len(found) > 1:
-                return ""
-    return _monomial_text(found[0]) if found else ""
+                return None
+    return found[0] if found else None
 
 
 def _off_by_one(cat, name, calls, pairs, rtol, atol) -> tuple[str, int] | None:
@@ -644,19 +603,19 @@ def _ignored_argument(cat, name, calls, every, bad, rtol, atol) -> str:
     return ""
 
 
-def generic(cat, calls, ref, rtol, atol) -> str:
-    """Generic diagnoses, one sentence per function that answered wrongly (at most two)."""
+def generic(cat, calls, ref, rtol, atol) -> list[Diagnosis]:
+    """Generic diagnoses, one per function that answered wrongly (at most two)."""
     by_name: dict[str, list[int]] = {}
     for i, c in enumerate(calls):
         by_name.setdefault(c.name, []).append(i)
-    out = []
+    out: list[Diagnosis] = []
     for name, idx in by_name.items():
         try:
-            text = _function_diagnosis(cat, name, calls, idx, ref, rtol, atol)
+            d = _function_diagnosis(cat, name, calls, idx, ref, rtol, atol)
         except (ProtocolError, StudentError, ValueError, TypeError, IndexError):
-            text = ""
-        if text:
-            out.append(text)
+            d = None
+        if d is not None:
+            out.append(d)
         if len(out) == 2:
             break
-    return " ".join(out)
+    return out

@@ -1,0 +1,180 @@
+"""A failing test's diagnosis as data (issue 33), and the one place it becomes words.
+
+The diagnosis engine (``autograder.run.diagnose``) finds *what* the answers show: a known mistake
+of the catalogue, or a generic pattern (a constant factor, a transpose, an argument ignored...).
+It returns ``Diagnosis(kind, function, params)`` values; they travel in ``TestResult.diagnoses``
+through the bounded child, the pool, dask and the record file as JSON. Code that needs to know
+what was found reads the kind and the parameters (the cohort's mistake counts read ``hints``, the
+diagnosis benchmark checks each claim from its parameters); only a page, a results file or a
+terminal turns them into sentences, with ``words``.
+
+Parameters hold names of arguments, factors from a fixed list, shapes and parts, never a value
+the reference returned (``autograder.run.diagnose.leaks`` checks the words).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Found(str, Enum):
+    """What a diagnosis says, one kind per sentence the student can read."""
+    KNOWN = "known"                # catalogued mistakes (``hints``: their authors' texts); one of them
+    TOGETHER = "together"          # catalogued mistakes made together (``hints``)
+    STRUCTURE = "structure"        # ``what``: what the function returns instead (a tuple where...)
+    TRANSPOSE = "transpose"        # the transpose of the expected matrix
+    SHAPE = "shape"                # ``got`` and ``want``: the shapes
+    NONFINITE = "nonfinite"        # nan or inf where finite values are expected (``p``: for large p)
+    IGNORED = "ignored"            # the argument ``p`` ignored (as if at its default)
+    DEFAULT_ONLY = "default_only"  # correct only at ``p``'s default
+    SIGN = "sign"                  # the opposite sign everywhere
+    FACTOR = "factor"              # ``factor``: a named constant factor
+    SOME_FACTOR = "some_factor"    # one constant factor, not a named one
+    SHIFT = "shift"                # an additive constant
+    POWER = "power"                # ``powers``: {argument: power}, a factor that is their product
+    RELATION = "relation"          # ``relation``: one of RELATIONS (1 minus, the reciprocal, ...)
+    OFF_BY_ONE = "off_by_one"      # the answer at ``p`` + ``d`` (d = ±1)
+    PARTS = "parts"                # ``parts``: the paths of the wrong parts, the rest right
+    SPECIAL = "special"            # wrong only where ``p`` is one of ``values`` (-1, 0, 1)
+    SMALL_ONLY = "small_only"      # right below a threshold in ``p`` (``how``: magnitude or entries)
+    TEXT = "text"                  # a record written before diagnoses were data: its ``text``
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class Diagnosis:
+    kind: Found
+    function: str = ""
+    params: dict = field(default_factory=dict)
+
+    @property
+    def hints(self) -> list[str]:
+        """The catalogued mistakes it names (their hints), none for a generic diagnosis."""
+        return list(self.params.get("hints") or []) if self.kind in (Found.KNOWN, Found.TOGETHER) else []
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind.value, "function": self.function, "params": self.params}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Diagnosis:
+        return cls(Found(data["kind"]), str(data.get("function") or ""), dict(data.get("params") or {}))
+
+
+# -- words --------------------------------------------------------------------------------------
+KNOWN = "Your results match a known mistake: "
+TOGETHER = "Your results match known mistakes made together: "
+RELATIONS = {  # what the answer is, of the expected value: where to look
+    "1 minus": "check that you compute the quantity asked for and not its complement (the other case, 1 - p).",
+    "the reciprocal of": "check for a ratio taken the wrong way round (a division inverted).",
+    "the square of": "check for a square too many (a variance where a standard deviation is meant, σ² where σ is).",
+    "the square root of": "check for a missing square (a standard deviation where a variance is meant, σ where σ² is).",
+}
+_ROOTS = {-2.0: ("", "²"), -1.0: ("", ""), -0.5: ("√", ""), 0.5: ("√", ""), 1.0: ("", ""), 2.0: ("", "²")}
+
+
+def named(p: str) -> str:
+    """An argument as a sentence names it: `beta`, or "argument 2" where only its position is known."""
+    return f"`{p}`" if not p.startswith("#") else f"argument {int(p[1:]) + 1}"
+
+
+def monomial(powers: dict) -> str:
+    """{"N": -0.5} -> "1/√`N`"; {"N": 1, "beta": 1} -> "`N`·`beta`"; {"N": 1, "d": -1} -> "`N`/`d`"."""
+    def term(p, k):
+        root, square = _ROOTS[float(k)]
+        return f"{root}`{p}`{square}"
+    num = [term(p, k) for p, k in powers.items() if k > 0]
+    den = [term(p, k) for p, k in powers.items() if k < 0]
+    top = "·".join(num) if num else "1"
+    if not den:
+        return top
+    return f"{top}/{den[0]}" if len(den) == 1 else f"{top}/({'·'.join(den)})"
+
+
+def sentence(d: Diagnosis) -> str:
+    """The sentence a student reads for one diagnosis."""
+    f, q = d.function, d.params
+    k = d.kind
+    if k is Found.KNOWN:
+        return KNOWN + " Or this one: ".join(d.hints)
+    if k is Found.TOGETHER:
+        return TOGETHER + " And: ".join(d.hints)
+    if k is Found.TEXT:
+        return str(q.get("text", ""))
+    if k is Found.STRUCTURE:
+        return f"{f} returns {q['what']} (see the docstring for what it returns)."
+    if k is Found.TRANSPOSE:
+        return f"{f} returns the transpose of the expected matrix (rows and columns swapped)."
+    if k is Found.SHAPE:
+        return f"{f} returns an array of shape {tuple(q['got'])} where shape {tuple(q['want'])} is expected."
+    if k is Found.NONFINITE:
+        where = f" for large {named(q['p'])}" if q.get("p") else ""
+        return (f"{f} returns nan or inf{where} where finite values are expected: look for 0 log 0, "
+                "0/0, the log of 0 or an exp that overflows, and use the limiting value there.")
+    if k is Found.IGNORED:
+        return (f"{f} answers as if the argument `{q['p']}` always had its default value: "
+                f"check that your code uses `{q['p']}`.")
+    if k is Found.DEFAULT_ONLY:
+        return f"{f} is correct only when `{q['p']}` has its default value: check how your code uses `{q['p']}`."
+    if k is Found.SIGN:
+        return f"{f} is correct up to the sign: every value has the opposite sign."
+    if k is Found.FACTOR:
+        c = q["factor"]
+        return (f"{f} is off by the same factor {c} on every input: your values are "
+                f"{c} times the expected ones (a missing or extra constant or normalization).")
+    if k is Found.SOME_FACTOR:
+        return (f"{f} is off by the same constant factor on every input: look for a missing or "
+                "extra constant or normalization.")
+    if k is Found.SHIFT:
+        return f"{f} is off by the same additive constant on every input: look for a missing or extra constant term."
+    if k is Found.POWER:
+        m = monomial(q["powers"])
+        return (f"{f} is off by a factor {m} on every input of this test: your values are {m} "
+                "times the expected ones (a normalization that depends on the arguments: a sum where a "
+                "mean is meant, 1/N where 1/√N is meant, a power too many or too few).")
+    if k is Found.RELATION:
+        return f"{f} returns {q['relation']} the expected value on every input of this test: {RELATIONS[q['relation']]}"
+    if k is Found.OFF_BY_ONE:
+        p, more = q["p"], q["d"] > 0
+        return (f"{f} answers as if `{p}` were one {'more' if more else 'less'} on every input of this "
+                f"test (`{p}` {'+' if more else '-'} 1 in place of `{p}`): check the bounds of your loops "
+                "and ranges (an off-by-one).")
+    if k is Found.PARTS:
+        parts = q["parts"]
+        which = ", ".join(f"`{f}(...){p}`" for p in parts)
+        return (f"{which} {'is' if len(parts) == 1 else 'are'} wrong, and the rest of what {f} returns "
+                "is right on every input of this test: look at how your code computes that part.")
+    if k is Found.SPECIAL:
+        where = " or ".join(f"{named(q['p'])} = {v:g}" for v in q["values"])
+        return (f"{f} is wrong only where {where}, and right at every other input of this test: "
+                "check that case (a limit, a convention such as 0 log 0 = 0, a division by zero, "
+                "an index at the boundary).")
+    if k is Found.SMALL_ONLY:
+        what = f"{named(q['p'])} is small" if q["how"] == "magnitude" else f"{named(q['p'])} has few entries"
+        return (f"{f} is right when {what} and wrong for every larger one in this test: check what "
+                "in your code changes as it grows (a case treated apart, the bound of a sum or loop, "
+                "a grid or series cut short, an overflow).")
+    raise ValueError(f"no words for a diagnosis of kind {k}")
+
+
+def words(diagnoses) -> str:
+    """What a student reads for a test's diagnoses: their sentences, in order ("" for none)."""
+    return " ".join(sentence(d) for d in diagnoses)
+
+
+def hints_of(diagnoses) -> list[str]:
+    """The catalogued mistakes that diagnoses name, in order."""
+    return [h for d in diagnoses for h in d.hints]
+
+
+def from_old_text(text: str) -> list[Diagnosis]:
+    """The diagnoses of a record written when they were sentences: a known mistake's prefix names
+    its hints; any other text is kept as it was written."""
+    if not text:
+        return []
+    for kind, prefix, sep in ((Found.KNOWN, KNOWN, " Or this one: "), (Found.TOGETHER, TOGETHER, " And: ")):
+        if text.startswith(prefix):
+            return [Diagnosis(kind, params={"hints": text[len(prefix):].split(sep)})]
+    return [Diagnosis(Found.TEXT, params={"text": text})]
