@@ -31,6 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from autograder.course.diagnosis_quality import figures, report  # noqa: E402
 from autograder.course.source import all_assignments  # noqa: E402
+from autograder.course.unseen import CORPUS  # noqa: E402
 from autograder.course.unseen import report as unseen_report  # noqa: E402
 
 
@@ -40,10 +41,12 @@ def main() -> int:
     ap.add_argument("--mode", choices=["normal", "loo", "both"], default="both")
     ap.add_argument("--unseen", action="store_true",
                     help="the unseen-mistakes corpus, against the verdicts in benchmarks/unseen_mistakes/judged.csv")
+    ap.add_argument("--corpus", default=None,
+                    help="with --unseen: another corpus folder in the same format (benchmarks/heldout_mistakes)")
     args = ap.parse_args()
     if args.unseen:
         start = time.monotonic()
-        result = unseen_report(args.assignments)
+        result = unseen_report(args.assignments, corpus=Path(args.corpus) if args.corpus else CORPUS)
         print(f"({time.monotonic() - start:.0f} s)")
         return 1 if result["misleading"] else 0
     modes = ("normal", "loo") if args.mode == "both" else (args.mode,)

@@ -34,7 +34,8 @@ from autograder.course.inprocess import grade_code
 from autograder.course.source import load
 from autograder.run.paths import REPO
 
-CORPUS = REPO / "benchmarks" / "unseen_mistakes"
+CORPUS = REPO / "benchmarks" / "unseen_mistakes"    # measured on while the engine was improved
+HELD_OUT = REPO / "benchmarks" / "heldout_mistakes"  # written later, apart: never looked at to improve it
 JUDGED = CORPUS / "judged.csv"
 VERDICTS = ("accurate", "fair", "none", "misleading")
 FIELDS = ("assignment", "mistake", "kind", "function", "verdict", "reason", "diagnosis_sha")
@@ -44,9 +45,9 @@ KINDS = {"factor", "term", "transpose", "ignored-arg", "reseed", "bessel", "arra
 HEADER = re.compile(r"^# %% mistake: (.+)$", re.M)
 
 
-def corpus_files(assignments=()) -> list[Path]:
+def corpus_files(assignments=(), corpus: Path = CORPUS) -> list[Path]:
     """The corpus's files, one per assignment (all, or those named)."""
-    files = sorted(p for p in CORPUS.glob("*.py") if p.name != "check.py")
+    files = sorted(p for p in Path(corpus).glob("*.py") if p.name != "check.py")
     return [p for p in files if not assignments or p.stem in assignments]
 
 
@@ -122,11 +123,11 @@ class Graded:
         return diagnosis_sha(self.diagnosis)
 
 
-def grade(assignment: str) -> list[Graded]:
+def grade(assignment: str, corpus: Path = CORPUS) -> list[Graded]:
     """Every cell of ``assignment``'s corpus file graded with the diagnosis on."""
     reference = module_text(load(assignment))  # the reference module, as check.py grades it
     out = []
-    for c in cells(CORPUS / f"{assignment}.py"):
+    for c in cells(Path(corpus) / f"{assignment}.py"):
         g = Graded(assignment, c["mistake"], c["kind"], c["function"], c["truth"])
         try:
             results, _ = grade_code(assignment, reference + "\n\n\n" + c["code"])
@@ -155,17 +156,18 @@ def _print(*args) -> None:
     print(*args, flush=True)
 
 
-def report(assignments=(), log=_print, judged_path: Path = JUDGED) -> dict:
-    """Grade the corpus, look each cell's verdict up and print the counts per assignment and in
-    total, every misleading diagnosis with its reason, and the cells to judge (again).
+def report(assignments=(), log=_print, judged_path: Path | None = None, corpus: Path = CORPUS) -> dict:
+    """Grade the corpus (``corpus``: a folder in this format), look each cell's verdict up (in
+    ``judged_path``, by default the corpus's judged.csv) and print the counts per assignment and
+    in total, every misleading diagnosis with its reason, and the cells to judge (again).
     Returns {"counts": {verdict: n}, "misleading": [...], "to_judge": [...], "cells": n}."""
-    judged = read_judged(judged_path)
+    judged = read_judged(judged_path or Path(corpus) / "judged.csv")
     everything: list[str] = []
     misleading, to_judge = [], []
     log(f"{'assignment':28s} {'cells':>5s}  verdicts (judged cells)")
-    for path in corpus_files(assignments):
+    for path in corpus_files(assignments, corpus):
         mine: list[str] = []
-        for g in grade(path.stem):
+        for g in grade(path.stem, corpus):
             row = judged.get((g.assignment, g.mistake))
             if g.error or row is None or row["diagnosis_sha"] != g.sha:
                 to_judge.append((g, row))

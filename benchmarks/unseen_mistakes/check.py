@@ -9,6 +9,7 @@ printed. No diagnosis or feedback text is printed either (only points, test kind
 
     .venv/bin/python benchmarks/unseen_mistakes/check.py            # every assignment
     .venv/bin/python benchmarks/unseen_mistakes/check.py ex2_1_cumulants ex3_1_wick
+    .venv/bin/python benchmarks/unseen_mistakes/check.py --corpus benchmarks/heldout_mistakes
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ def main(argv: list[str]) -> int:
     from autograder.run.grading import run_hidden_tests
     from autograder.run.record import Kind
 
-    files = corpus_files(argv)
+    corpus = HERE
+    if "--corpus" in argv:
+        k = argv.index("--corpus")
+        corpus, argv = Path(argv[k + 1]).resolve(), argv[:k] + argv[k + 2:]
+    files = corpus_files(argv, corpus)
     total = losing = crashed = 0
     bad = []
     for path in files:
