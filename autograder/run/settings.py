@@ -13,6 +13,7 @@ Every environment variable the engine reads:
 | `PDL_TIMEOUT_S` | `limits.timeout_s` | `course_config.TIMEOUT_S` (300) | seconds for running the notebook |
 | `PDL_CALL_TIMEOUT_S` | `limits.call_timeout_s` | `course_config.CALL_TIMEOUT_S` (60) | seconds for one call |
 | `PDL_MEMORY_MB` | `limits.memory_mb` | `course_config.MEMORY_MB` (4096) | address space of each side, MB |
+| `PDL_WALL_FACTOR` | `limits.wall_factor` | `4` | wall clock allowed per second of a time limit (an outer bound) |
 | `PDL_ISOLATION` | `isolation` | `namespace` | `namespace`, `account` or `process` (see `run/isolation.py`) |
 | `PDL_WARM` | `warm` | `1` | `0`: every student process starts cold (no warm template) |
 | `PDL_DIAGNOSE` | `diagnose` | `1` | `0`: no diagnosis of failing tests |
@@ -32,6 +33,8 @@ import course_config
 DIAGNOSIS_BUDGET_S = 60.0  # all diagnoses of one submission (``run.diagnose``)
 CARRY_BUDGET_S = 120.0     # all re-runs that carry errors forward for one submission (``run.carry``)
 GRADER_SLACK_S = 120.0     # the grader's own work on one submission, beyond the student's time
+WALL_FACTOR = 4.0          # wall clock per second of a student's time limit (which counts CPU time)
+WALL_SLACK_S = 10.0        # and this much more (a start, a short limit on a busy host)
 _OFF = ("0", "false", "no", "off")
 
 
@@ -45,17 +48,34 @@ def _number(name: str, default, kind=float):
     return kind(value) if value and value.strip() else default
 
 
+def _wall_factor() -> float:
+    factor = _number("PDL_WALL_FACTOR", WALL_FACTOR)
+    if not factor >= 1:  # NaN included
+        raise ValueError(f"PDL_WALL_FACTOR must be a number >= 1, not {os.environ.get('PDL_WALL_FACTOR')!r}")
+    return factor
+
+
 @dataclass(frozen=True)
 class Limits:
-    """What one submission may use."""
-    timeout_s: float = 300.0        # running the notebook (wall clock)
-    call_timeout_s: float = 60.0    # one call of a student's function (wall clock)
+    """What one submission may use. The time limits count the CPU time of the student's process
+    (and of every process it started), measured by the grader, so that a busy host does not make
+    a correct notebook late; wall clock is only their outer bound (``wall_s``)."""
+    timeout_s: float = 300.0        # running the notebook (CPU seconds)
+    call_timeout_s: float = 60.0    # one call of a student's function (CPU seconds)
     memory_mb: int | None = 4096    # address space of the student's process; None: no cap
+    # wall clock per second of a time limit; read from the environment where not given
+    wall_factor: float = field(default_factory=_wall_factor)
 
     @property
     def cpu_s(self) -> int:
-        """CPU seconds of one student process: a backstop behind the wall-clock limits (threads add up)."""
+        """CPU seconds of one student process in all (``RLIMIT_CPU``): a backstop behind the time
+        limits of the notebook and of each call (threads add up)."""
         return int(2 * self.timeout_s + 40 * self.call_timeout_s)
+
+    def wall_s(self, seconds: float) -> float:
+        """The wall clock allowed for a time limit of ``seconds`` CPU seconds: a generous outer
+        bound (a student's process asleep, or starved by a host many times over its cores)."""
+        return wall_bound(seconds, self.wall_factor)
 
     @property
     def grader_s(self) -> float:
@@ -94,6 +114,11 @@ class Settings:
 
     def with_limits(self, **changes) -> Settings:
         return replace(self, limits=replace(self.limits, **changes))
+
+
+def wall_bound(seconds: float, factor: float | None = None) -> float:
+    """Wall-clock seconds allowed for a time limit of ``seconds`` CPU seconds (``Limits.wall_s``)."""
+    return (_wall_factor() if factor is None else factor) * seconds + WALL_SLACK_S
 
 
 def current() -> Settings:

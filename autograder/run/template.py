@@ -13,7 +13,8 @@ grader then refuses, as for a cold start).
 Control channel (a SOCK_SEQPACKET socket, one JSON message per packet): the grader sends
 ``{"op": "spawn", "id", "limits", "env"}`` with the submission's three pipe ends as SCM_RIGHTS,
 or ``{"op": "kill", "id"}``; the template answers ``{"ready": true, "preloaded": [...]}`` once, then
-``{"spawned": id}`` or ``{"refused": id, "why"}``, and ``{"exit": id, "code": c}`` when a fork ends.
+``{"spawned": id, "pid"}`` (the fork's pid in the template's pid namespace) or ``{"refused": id,
+"why"}``, and ``{"exit": id, "code": c}`` when a fork ends.
 """
 
 from __future__ import annotations
@@ -183,7 +184,7 @@ def _spawn(sock, msg, fds, cfg, live) -> None:
     for fd in fds:
         os.close(fd)
     live[pid] = msg.get("id")
-    sock.send(json.dumps({"spawned": msg.get("id")}).encode())
+    sock.send(json.dumps({"spawned": msg.get("id"), "pid": pid}).encode())  # its pid here: its CPU time is read
 
 
 def _preload(names: list[str]) -> list[str]:

@@ -66,6 +66,7 @@ class _Forked:
     def __init__(self, template: Template, ident: str, stdin, stdout, stderr):
         self.template, self.id = template, ident
         self.pid: int | None = None  # the fork's pid is the template's to know
+        self.host_pid: int | None = None  # its pid as this process sees it, where found: its CPU time is read
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
         self.returncode: int | None = None
 
@@ -156,13 +157,31 @@ class Template:
             if msg is None:
                 break
             if msg.get("spawned") == ident:
-                return _Forked(self, ident, os.fdopen(pipes[0][1], "wb"), os.fdopen(pipes[1][0], "rb"),
-                               os.fdopen(pipes[2][0], "rb"))
+                forked = _Forked(self, ident, os.fdopen(pipes[0][1], "wb"), os.fdopen(pipes[1][0], "rb"),
+                                 os.fdopen(pipes[2][0], "rb"))
+                forked.host_pid = self._host_pid(msg.get("pid"))
+                return forked
             elif msg.get("refused") == ident:
                 break
         for fd in (pipes[0][1], pipes[1][0], pipes[2][0]):
             os.close(fd)
         raise TemplateFailed(f"the warm template did not fork ({msg.get('why') if msg else 'no answer'})")
+
+    def _host_pid(self, pid) -> int | None:
+        """The pid, as this process sees it, of the template's fork numbered ``pid`` in the template's
+        pid namespace (a child of the template, which is ``unshare``'s child); None if not found."""
+        if not isinstance(pid, int):
+            return None
+        try:
+            for template in Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split():
+                for kid in Path(f"/proc/{template}/task/{template}/children").read_text().split():
+                    status = Path(f"/proc/{kid}/status").read_text()
+                    ids = next((ln.split()[1:] for ln in status.splitlines() if ln.startswith("NSpid:")), [])
+                    if len(ids) == 2 and ids[1] == str(pid):
+                        return int(kid)
+        except (OSError, ValueError):
+            pass
+        return None
 
     def exit_code(self, ident: str, timeout: float | None) -> int | None:
         deadline = None if timeout is None else time.monotonic() + timeout
