@@ -53,9 +53,12 @@ def mistakes_found(summary: CohortSummary) -> list[dict]:
 
 
 def write_mistakes(summary: CohortSummary, path: Path) -> list[dict]:
-    """``mistakes.csv``: mistake, function, hint, students (ids, ``;``-separated), the
-    catalogued mistakes named across the cohort. Returns what ``mistakes_found`` found."""
+    """``mistakes.csv``: mistake, function, hint, students (ids, ``;``-separated), names (theirs,
+    as written, in the same order; an id where none is known), the catalogued mistakes named
+    across the cohort. Returns what ``mistakes_found`` found."""
     found = mistakes_found(summary)
-    write_rows(path, [["mistake", "function", "hint", "students"]]
-               + [[m["mistake"], m["function"], m["hint"], "; ".join(m["students"])] for m in found if m["catalogued"]])
+    names = {str(r.student): str(r.name or r.student) for r in summary.results}
+    write_rows(path, [["mistake", "function", "hint", "students", "names"]]
+               + [[m["mistake"], m["function"], m["hint"], "; ".join(m["students"]),
+                   "; ".join(names.get(s, s) for s in m["students"])] for m in found if m["catalogued"]])
     return found

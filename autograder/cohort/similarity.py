@@ -297,13 +297,16 @@ def find(summary: CohortSummary) -> Similarity:
     return sim
 
 
-def write_csv(sim: Similarity, path: Path) -> None:
-    rows = [["kind", "rank", "student_a", "student_b", "question", "score", "share_a", "share_b", "shared",
-             "flagged", "evidence"]]
+def write_csv(sim: Similarity, path: Path, names: dict | None = None) -> None:
+    """``similarity.csv``: a row per pair, each student's id with her name beside it (``names``:
+    id -> name as written; empty where none is known)."""
+    names = names or {}
+    rows = [["kind", "rank", "student_a", "name_a", "student_b", "name_b", "question", "score", "share_a",
+             "share_b", "shared", "flagged", "evidence"]]
     for kind in ("code", "written", "behaviour"):
         for rank, p in enumerate(sim.of(kind), 1):
-            rows.append([kind, rank, p.a, p.b, p.question, f"{p.score:.3f}", f"{p.share_a:.3f}", f"{p.share_b:.3f}",
-                         p.shared, "yes" if p.flagged else "no", p.evidence])
+            rows.append([kind, rank, p.a, names.get(p.a, ""), p.b, names.get(p.b, ""), p.question, f"{p.score:.3f}",
+                         f"{p.share_a:.3f}", f"{p.share_b:.3f}", p.shared, "yes" if p.flagged else "no", p.evidence])
     write_rows(path, rows)
 
 
@@ -388,6 +391,6 @@ def report_section(sim: Similarity) -> str:
 def write(summary: CohortSummary, out: Path) -> Similarity:
     """``<out>/similarity.csv`` and ``<out>/similarity.html``; returns what was found."""
     sim = find(summary)
-    write_csv(sim, out / "similarity.csv")
+    write_csv(sim, out / "similarity.csv", {str(r.student): str(r.name or "") for r in summary.results})
     _write_atomic(out / "similarity.html", similarity_html(summary, sim))
     return sim
