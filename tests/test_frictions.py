@@ -200,3 +200,88 @@ def test_the_readme_says_how_to_import_the_grades_and_that_ungraded_answers_go_o
     assert "Canvas: *Grades → Import*, choose `canvas.csv`" in readme
     assert "enable *Offline grading worksheet*" in readme and "Upload grading worksheet* with `moodle.csv`" in readme
     assert "Written answers not yet scored by hand go out as 0 until their scores are entered" in readme
+
+
+# -- times in the deadline's zone ------------------------------------------------------------------
+def test_submission_times_are_shown_in_the_deadlines_zone_with_its_name(tmp_path, policy, monkeypatch):
+    out = tmp_path / "cohort"
+    run(out, rec("ada", submitted_at="2026-10-15T22:05:00Z"))
+    shown = "2026-10-16 00:05:00 Europe/Berlin"                   # 22:05 UTC is past midnight in Berlin
+    assert f"Submitted {shown}" in (out / "feedback" / "ada.md").read_text()
+    assert f"Submitted {shown}" in (out / "feedback" / "ada.html").read_text()
+    assert shown in (out / "report.html").read_text()
+    assert "UTC" not in (out / "feedback" / "ada.md").read_text()
+    # a cutoff is said in the same zone
+    monkeypatch.setattr(course_config, "LATE_POLICY", {"no_credit_after": "2026-10-16 00:00 Europe/Berlin"})
+    run(out, rec("ada", submitted_at="2026-10-15T22:05:00Z"))
+    assert "submitted after 2026-10-16 00:00:00 Europe/Berlin, when no credit is given" in \
+        (out / "feedback" / "ada.md").read_text()
+    # an offset, and no zone at all (UTC, said so)
+    monkeypatch.setattr(course_config, "DEADLINES", {EXEMPLAR: "2026-10-15 23:59:59 -0500"})
+    assert late.local_time("2026-10-15T22:05:00Z", EXEMPLAR) == "2026-10-15 17:05:00 -05:00"
+    monkeypatch.setattr(course_config, "DEADLINES", {EXEMPLAR: "2026-10-15 23:59:59"})
+    assert late.local_time("2026-10-15T22:05:00Z", EXEMPLAR) == "2026-10-15 22:05:00 UTC"
+
+
+# -- plain text in .md feedback ------------------------------------------------------------------
+def test_markdown_feedback_is_plain_text_with_no_html_entities_and_no_markup(tmp_path):
+    from markdown_it import MarkdownIt
+
+    out = tmp_path / "cohort"
+    r = rec("ada", passed=(True, False))
+    r["tests"][1]["message"] = "expected a value > 0 & < 1; got <b>bold</b> \\<i>, &amp; a <!-- comment -->"
+    r["errors"] = ["File > Save, then submit <that> file"]
+    run(out, r)
+    md = (out / "feedback" / "ada.md").read_text()
+    assert "&gt;" not in md and "&lt;" not in md and "&#" not in md
+    assert "expected a value > 0 & < 1" in md and "File > Save" in md
+    rendered = MarkdownIt("commonmark", {"html": True}).render(md)  # a renderer that passes raw HTML on
+    assert "<b>" not in rendered and "<i>" not in rendered and "<that>" not in rendered and "<!--" not in rendered
+    assert "&lt;b&gt;bold&lt;/b&gt; \\&lt;i&gt;, &amp;amp; a &lt;!-- comment --&gt;" in rendered  # shown as typed
+
+
+# -- a late headline that counts the LMS's flags ---------------------------------------------------
+def test_the_reports_headline_counts_rows_late_by_the_lms_flag(tmp_path, policy, monkeypatch):
+    import re
+
+    out = tmp_path / "cohort"
+    canvas = {"lms": "canvas", "lms_id": "1", "lms_late": True}
+    run(out, rec("ada", **canvas), rec("bob", submitted_at="2026-10-16T08:00:00Z"), rec("cy", lms="canvas",
+        lms_id="2", lms_late=False))
+    headline = re.search(r"<p>Version .*?</p>", (out / "report.html").read_text(), re.S).group(0)
+    assert "; 2 late (1 by Canvas's flag alone)." in headline
+    monkeypatch.setattr(course_config, "DEADLINES", {})              # no deadline: the flags alone
+    run(out, rec("ada", **canvas), rec("cy", lms="canvas", lms_id="2", lms_late=False))
+    headline = re.search(r"<p>Version .*?</p>", (out / "report.html").read_text(), re.S).group(0)
+    assert "; 1 late (1 by Canvas's flag alone)." in headline
+
+
+# -- names next to ids -----------------------------------------------------------------------------
+def test_similarity_csv_names_both_students_next_to_their_ids(tmp_path):
+    out = tmp_path / "cohort"
+    same = "The order parameter is the overlap between the student and the teacher weights."
+    run(out, rec("SatoHanako", answers=(same, ""), name="佐藤花子"), rec("bob", answers=(same, "")),
+        rec("cy", answers=("Something else entirely, and long enough to be compared.", "")))
+    written = [r for r in rows(out / "similarity.csv") if r["kind"] == "written"]
+    assert list(written[0])[:6] == ["kind", "rank", "student_a", "name_a", "student_b", "name_b"]
+    pair = next(r for r in written if r["flagged"] == "yes")
+    named = {(pair["student_a"], pair["name_a"]), (pair["student_b"], pair["name_b"])}
+    assert named == {("SatoHanako", "佐藤花子"), ("bob", "")}
+
+
+def test_mistakes_csv_names_the_students_next_to_their_ids(tmp_path):
+    from autograder.run.diagnosis import Diagnosis, Found
+    from autograder.run.mistakes import read_mistakes
+
+    hint = read_mistakes(EXEMPLAR)[0].hint
+
+    def diagnosed(student, **extra):
+        r = rec(student, passed=(False, False), **extra)
+        r["tests"][0]["diagnoses"] = [Diagnosis(Found.KNOWN, params={"hints": [hint]}).to_dict()]
+        return r
+
+    out = tmp_path / "cohort"
+    run(out, diagnosed("SatoHanako", name="佐藤花子"), diagnosed("bob"), rec("cy"))
+    (row,) = rows(out / "mistakes.csv")
+    assert list(row) == ["mistake", "function", "hint", "students", "names"]
+    assert (row["hint"], row["students"], row["names"]) == (hint, "SatoHanako; bob", "佐藤花子; bob")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import io
 import re
 from functools import lru_cache
@@ -99,9 +98,16 @@ def page(title: str, body: str) -> str:
     return render("page.html", {"title": title, "body": Markup(body)})
 
 
+# What Markdown would read as HTML: a "<" that opens a tag, a comment or an autolink, an entity
+# ("&amp;", "&#62;"), and a backslash before punctuation (it would undo the escape of what follows).
+_MD_HTML = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?\w+;)|\\(?=[!-/:-@\[-`{-~])")
+
+
 def md_text(text) -> str:
-    """Text for a Markdown file: any HTML in it shows as text, never as markup."""
-    return html.escape(str(text), quote=False).replace("\n", " ")
+    """Text for a Markdown file, as plain as it can stay (``x > 0`` stays ``x > 0``, never
+    ``&gt;``): only what Markdown would read as HTML is backslash-escaped (``\\<b>``), so it shows
+    as typed, never as markup. Newlines become spaces."""
+    return _MD_HTML.sub(lambda m: "\\" + m.group(0), str(text)).replace("\n", " ")
 
 
 # -- what each record says ----------------------------------------------------------------
@@ -257,10 +263,10 @@ def questions_of(assignment: str) -> dict:
         return {}
 
 
-def when_text(iso: str) -> str:
-    """2026-10-15T21:30:00Z -> 2026-10-15 21:30:00 UTC"""
-    iso = str(iso or "")
-    return iso.replace("T", " ").replace("Z", " UTC") if iso.endswith("Z") else iso
+def when_text(iso: str, assignment: str = "") -> str:
+    """2026-10-15T21:30:00Z -> 2026-10-15 23:30:00 Europe/Berlin: in the zone the assignment's
+    deadline is written in, with its name (``late.local_time``; UTC where it names none)."""
+    return late_policy.local_time(iso, str(assignment or ""))
 
 
 def _pts(x) -> str:
@@ -292,7 +298,7 @@ def feedback_markdown(rec: Record, hand: HandScores | None = None, deadline=None
                   + (f"; {w['ungraded']} written answer(s) not graded yet" if w["ungraded"] else "") + ")", ""]
     flag, by = late(rec, deadline)
     if rec.submitted_at:
-        lines += [f"Submitted {md_text(when_text(rec.submitted_at))}"
+        lines += [f"Submitted {md_text(when_text(rec.submitted_at, rec.assignment))}"
                   + (f" (late by {by})" if flag == "yes" else "") + ".", ""]
     fate = penalty(rec, w, deadline)
     if fate["why"]:
@@ -356,7 +362,7 @@ def feedback_view(rec: Record, hand: HandScores | None = None, deadline=None) ->
     view = {
         "title": f"{rec.assignment}: {rec.student}", "assignment": str(rec.assignment),
         "student": str(rec.student), "name": str(rec.name) if rec.name else "",
-        "submitted": when_text(rec.submitted_at) if rec.submitted_at else "",
+        "submitted": when_text(rec.submitted_at, rec.assignment) if rec.submitted_at else "",
         "late_by": by if flag == "yes" else "",
         "tests_score": f"{rec.score:g} / {rec.max_score:g}",
         "total": f"{rec.score + w['score']:g} / {rec.max_score + w['max']:g}",
@@ -466,7 +472,7 @@ def _student_row(r: Record, hand: HandScores | None, deadline, fate: dict) -> di
     rn = notes(r)
     flag, by = late(r, deadline)
     return {"href": feedback_href(r.student), "student": str(r.student), "name": str(r.name or ""),
-            "email": str(r.email or ""), "submitted": when_text(r.submitted_at),
+            "email": str(r.email or ""), "submitted": when_text(r.submitted_at, r.assignment),
             "late_by": by if flag == "yes" else "",
             "lms_late": late_policy.LMS_NAMES.get(str(r.lms), "LMS") if fate["lms_late"] == "yes" else "",
             "tests": f"{r.score:g} / {r.max_score:g}",
@@ -501,7 +507,12 @@ def report_view(summary: CohortSummary, hand: HandScores | None = None, deadline
         "version": str(summary.version or "?"), "mean": f"{sum(scores) / len(scores) if scores else 0.0:.2f}",
         "full": _g(full), "full_marks": sum(s == full for s in scores),
         "with_notes": sum(bool(notes(r)) for r in results),
-        "late_count": sum(late(r, deadline)[0] == "yes" for r in results) if deadline is not None else None,
+        # late by her deadline or by the LMS's own flag (Canvas's _LATE), each student once
+        "late_count": (sum(f["late"] == "yes" or f["lms_late"] == "yes" for f in fates)
+                       if deadline is not None or any(f["lms_late"] for f in fates) else None),
+        "late_flagged": sum(f["lms_late"] == "yes" and f["late"] != "yes" for f in fates),
+        "late_lms": next((late_policy.LMS_NAMES.get(str(r.lms), "the LMS") for r, f in zip(results, fates)
+                          if f["lms_late"] == "yes"), "the LMS"),
         "columns": {"name": any(r.name or r.email for r in results),
                     "time": any(r.submitted_at or r.lms_late is not None for r in results),
                     "written": any(r.manual for r in results),
