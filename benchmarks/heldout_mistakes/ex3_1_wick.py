@@ -42,12 +42,12 @@ def moments_to_cumulants(moments):
     moments = np.asarray(moments, dtype=float)
     p = int(round(math.log2(len(moments))))
 
-    def _um_partitions(items):
+    def _hm_partitions(items):
         if not items:
             yield []
             return
         first, rest = items[0], items[1:]
-        for part in _um_partitions(rest):
+        for part in _hm_partitions(rest):
             yield [[first]] + part
             for i in range(len(part)):
                 yield part[:i] + [[first] + part[i]] + part[i + 1:]
@@ -56,7 +56,7 @@ def moments_to_cumulants(moments):
     for mask in range(1, 2 ** p):
         members = [i for i in range(p) if mask >> i & 1]
         s = 0.0
-        for part in _um_partitions(members):
+        for part in _hm_partitions(members):
             k = len(part)
             s += (-1) ** k * math.factorial(k - 1) * math.prod(
                 moments[sum(1 << i for i in block)] for block in part)
@@ -69,7 +69,7 @@ def moments_to_cumulants(moments):
 # kind: branch
 # truth: for odd p there is no pairing and the list must be empty; the recursion's base case for one object returns the self-pair ((i, i),), so odd p yields pairings with a singleton.
 def pair_partitions(p):
-    def _um_rec(items):
+    def _hm_rec(items):
         if not items:
             return [()]
         if len(items) == 1:
@@ -77,7 +77,7 @@ def pair_partitions(p):
         first, rest = items[0], items[1:]
         out = []
         for k, j in enumerate(rest):
-            for sub in _um_rec(rest[:k] + rest[k + 1:]):
+            for sub in _hm_rec(rest[:k] + rest[k + 1:]):
                 out.append(((first, j),) + sub)
         return out
-    return _um_rec(list(range(p)))
+    return _hm_rec(list(range(p)))
