@@ -10,4 +10,4 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 &
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core; } \
     >/dev/null 2>&1 || echo "test.sh: could not install chromium; the browser test will be skipped" >&2
 fi
-python -m pytest -q -n 2 --dist loadgroup tests grading_tests "$@"
+python -m pytest -q -n 2 --dist loadgroup --durations=25 tests grading_tests "$@"

@@ -673,6 +673,7 @@ def test_each_live_submission_has_a_uid_of_its_own(nothing_left_behind):
         first, second = _account_worker(), _account_worker()
         try:
             uids = [_call(w, "import os\ndef f():\n    return os.getuid()") for w in (first, second)]
+            leased = [first._lease.uid, second._lease.uid]  # given back (None) once closed
         finally:
             first.close()
             second.close()
@@ -680,7 +681,7 @@ def test_each_live_submission_has_a_uid_of_its_own(nothing_left_behind):
         other.communicate("", timeout=60)
     assert len({held, *uids}) == 3, (held, uids)
     assert all(accounts.UID_FIRST <= u < accounts.UID_FIRST + accounts.POOL for u in (held, *uids))
-    assert uids == [first._lease.uid, second._lease.uid]
+    assert uids == leased
 
 
 # Double-forks, leaves the process group and session, and keeps re-forking (a new pid every
