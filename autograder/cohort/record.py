@@ -18,24 +18,8 @@ from autograder.run.record import GradeReport
 ROSTER_FIELDS = ("roster_id", "section", "extension", "roster_match")
 
 
-class _Keyed:
-    """``obj["key"]`` and ``obj.get("key")`` for callers not converted to attributes yet (read-only)."""
-
-    def __getitem__(self, key: str):
-        try:
-            return getattr(self, key)
-        except AttributeError:
-            raise KeyError(key) from None
-
-    def get(self, key: str, default=None):
-        return getattr(self, key, default)
-
-    def __contains__(self, key: str) -> bool:
-        return hasattr(self, key)
-
-
 @dataclass
-class Record(_Keyed, GradeReport):
+class Record(GradeReport):
     """One student's grade in a cohort: the report, the file's hash, who submitted it (as found this
     run: a zip's extraction moves, a roster renames) and when."""
     student: str = ""
@@ -73,7 +57,7 @@ class Record(_Keyed, GradeReport):
 
 
 @dataclass
-class Absent(_Keyed):
+class Absent:
     """A roster student without a submission (0, "no submission")."""
     student: str = ""
     roster_id: str = ""
@@ -84,7 +68,7 @@ class Absent(_Keyed):
 
 
 @dataclass
-class CohortSummary(_Keyed):
+class CohortSummary:
     """What ``grade_cohort`` returns: a record per student found, in order, and what was done."""
     assignment: str
     version: str = ""

@@ -16,10 +16,10 @@ import types
 
 import numpy as np
 
-from autograder.run.carry import Trace, plain
+from autograder.run.carry import plain
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue
 from autograder.run.diagnose.leaks import numbers_of
-from autograder.run.grading import run_hidden_tests
+from autograder.run.grading import Ledger, run_hidden_tests
 from autograder.run.testing import LocalStudent
 
 CALL_LIMIT_S = 20
@@ -211,28 +211,28 @@ class Baseline:
 class RecordingStudent(LocalStudent):
     """In-process student (course code: wrong, rewrite and alternative cells) that records its
     answers like the sandbox proxy does, so the same diagnosis runs on it. ``history`` keeps
-    every call with the test it belongs to; ``call_log`` is the grader's per-test slice.
+    every call with the test it belongs to; its ``ledger`` is the grader's per-test slice.
     ``code``: what defined the namespace, run again for each fresh copy that error carried
     forward needs (``autograder.run.carry``); without it nothing is carried forward."""
 
     def __init__(self, namespace: dict, code: str | None = None, assignment: str = ""):
         super().__init__(namespace)
-        self.call_log: list = []
+        self.ledger = Ledger()
         self.history: list = []
-        self._trace = Trace()
         self._code, self._assignment = code, assignment
         if code is None:
             self._fresh = None
 
     def __getattr__(self, name):
-        self._trace.call(name)
+        ledger = self.ledger
+        ledger.trace.call(name)
         call = super().__getattr__(name)
 
         def recorded(*args, **kwargs):
-            self._trace.call(name)
+            ledger.trace.call(name)
             value = call(*args, **kwargs)
-            self._trace.answer(name, value)
-            self.call_log.append((name, args, kwargs, value))
+            ledger.trace.answer(name, value)
+            ledger.call_log.append((name, args, kwargs, value))
             self.history.append((_current_test(), Call(name, args, kwargs, value)))
             return value
         return recorded

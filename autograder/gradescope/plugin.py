@@ -27,6 +27,7 @@ from autograder.run.grading import grade
 from autograder.run.isolation import SandboxUnavailable, namespaces_available
 from autograder.run.notebook import SubmissionError, load_submission
 from autograder.run.paths import REPO
+from autograder.run.record import GradeReport
 from autograder.run.settings import Settings
 
 
@@ -101,7 +102,7 @@ def _grade_unreadable(ag: str, path: Path, assignment: str) -> None:
     runs): graded by pdl (0, with the reason), written as results.json."""
     try:
         report = pdl_grade(path, assignment)
-        data = results(report.to_dict())
+        data = results(report)
         print(f"pdl: {report.score:g} / {report.max_score:g}: {report.errors[0] if report.errors else ''}")
     except SandboxUnavailable as exc:  # as otter writes an OtterRuntimeError
         data = {"score": 0, "stdout_visibility": "hidden",
@@ -141,7 +142,7 @@ def limits_from() -> dict:
 class PdlGrading(AbstractOtterPlugin):
     """Config (otter_config.json, under this plugin's name): ``assignment``."""
 
-    report: dict | None = None
+    report: GradeReport | None = None
 
     def before_execution(self, submission):
 
@@ -150,14 +151,14 @@ class PdlGrading(AbstractOtterPlugin):
             report = pdl_grade(self.submission_path, self.plugin_config["assignment"], public_checks=True)
         except SandboxUnavailable as exc:  # refuse: otter records an "Autograder Error", nothing runs
             raise OtterRuntimeError(f"pdl refused to grade: {exc}") from None
-        self.report = report.to_dict()
+        self.report = report
         print(f"pdl: {report.score:g} / {report.max_score:g} ({report.isolation} isolation, "
               f"{report.seconds:.1f} s)")
         return nbformat.v4.new_notebook(metadata=submission.get("metadata", {}))
 
     def after_grading(self, otter_results):
 
-        data = results(self.report or {"errors": ["the submission was not graded"],
-                                       "public_notes": ["the submission was not graded"]})
+        data = results(self.report or GradeReport("", "", errors=["the submission was not graded"],
+                                                  public_notes=["the submission was not graded"]))
         # otter writes results.json from this method; ours replaces its (empty) verdict
         otter_results.to_gradescope_dict = lambda ag_config: data

@@ -6,11 +6,11 @@ import json
 import re
 
 from autograder.run.carry import RULE
-from autograder.run.record import TestResult
+from autograder.run.record import GradeReport
 
 
-def results(report: dict) -> dict:
-    """Gradescope's results.json from a pdl report (``GradeReport.to_dict()``).
+def results(report: GradeReport | dict) -> dict:
+    """Gradescope's results.json from a pdl report (a ``GradeReport``, or its ``to_dict()``).
 
     Students see, before the deadline, the public checks (pass/fail and their message) and the
     grader's notes about their notebook known before any hidden test ran (``public_notes``: both
@@ -18,48 +18,42 @@ def results(report: dict) -> dict:
     hidden tests, later notes and the score become visible when the instructor publishes grades
     (``after_published``). No line claims a test passed that did not run.
     """
+    r = report if isinstance(report, GradeReport) else GradeReport.from_dict(report)
     tests = []
-    for description, passed, message in report.get("checks", []):
+    for description, passed, message in r.checks:
         tests.append({"name": f"Public check: {description}", "status": "passed" if passed else "failed",
                       "output": "ok" if passed else message, "visibility": "visible"})
-    if not report.get("checks"):
+    if not r.checks:
         tests.append({"name": "Public checks", "status": "failed", "visibility": "visible",
                       "output": "No public check could run on this notebook (see the notes below)."})
     # Visible now: only what was known before the first hidden test ran; the rest with the grades.
-    if report.get("public_notes"):
+    if r.public_notes:
         tests.append({"name": "Notes from the grader", "visibility": "visible",
-                      "output": "\n".join(report["public_notes"])})
-    later = [e for e in report.get("errors", []) if e not in report.get("public_notes", [])]
+                      "output": "\n".join(r.public_notes)})
+    later = [e for e in r.errors if e not in r.public_notes]
     if later:
         tests.append({"name": "Notes from the grader (while grading)", "visibility": "after_published",
                       "output": "\n".join(later)})
-    for t in report.get("tests", []):
-        output = t.get("message", "")
-        if t.get("carried_forward"):
-            output += "\n" + t["carried_forward"]
-        diagnosis = TestResult.from_dict(t).diagnosis  # its words, here at the edge
-        if diagnosis:
-            output += "\n" + diagnosis
-        tests.append({"name": t["name"], "score": t["points"], "max_score": t["max_points"],
-                      "status": "passed" if t.get("passed") else "failed",
+    for t in r.tests:
+        output = "\n".join(x for x in (t.message, t.carried_forward, t.diagnosis) if x)  # words, at the edge
+        tests.append({"name": t.name, "score": t.points, "max_score": t.max_points,
+                      "status": "passed" if t.passed else "failed",
                       "output": output, "visibility": "after_published"})
-    if report.get("functions"):
-        rows = [f"{row['function']}: {row['max_points']:g} points"
-                + (f", lost {row['lost']:g}" if row.get("lost") else "")
-                for row in report["functions"]]
-        if any(t.get("carried_forward") for t in report.get("tests", [])):
+    if r.functions:
+        rows = [f"{row.function}: {row.max_points:g} points" + (f", lost {row.lost:g}" if row.lost else "")
+                for row in r.functions]
+        if any(t.carried_forward for t in r.tests):
             rows += ["", RULE]
         tests.append({"name": "By function (points the release gives it; points lost here)",
                       "visibility": "after_published", "output": "\n".join(rows)})
-    written = report.get("manual") or []
-    summary = (f"Hidden tests: {len(report.get('tests', []))} tests worth {report.get('max_score', 0):g} "
+    summary = (f"Hidden tests: {len(r.tests)} tests worth {r.max_score:g} "
                "points; their results appear when grades are published.")
-    if written:
-        summary += (f" Written answers ({sum(m['points'] for m in written):g} points) are graded by hand "
+    if r.manual:
+        summary += (f" Written answers ({sum(m.points for m in r.manual):g} points) are graded by hand "
                     "in a separate Gradescope assignment.")
-    if report.get("version"):  # which hidden tests and reference graded it: a regrade shows the new one
-        summary += f" Assignment version {report['version']}."
-    return {"score": report.get("score", 0.0), "output": summary, "visibility": "after_published",
+    if r.version:  # which hidden tests and reference graded it: a regrade shows the new one
+        summary += f" Assignment version {r.version}."
+    return {"score": r.score, "output": summary, "visibility": "after_published",
             "stdout_visibility": "hidden", "tests": tests}
 
 

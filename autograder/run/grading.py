@@ -17,6 +17,7 @@ import re
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,32 @@ def normalised_code(text: str) -> str:
     return ast.dump(tree)
 
 
+@dataclass
+class Ledger:
+    """What the grader keeps of one test's calls, held apart from the proxy the tests call (whose
+    attributes are the student's functions): the answers, for the diagnosis (``call_log``:
+    (name, args, kwargs, value)); the calls, for charging a failure to the function that failed
+    (``trace``); what the student's functions returned, by id (kept alive, so no id is reused: an
+    input that carries one is never replayed through the reference); whether an answer was large
+    (the collector then frees it at once)."""
+    call_log: list = field(default_factory=list)
+    trace: carry.Trace = field(default_factory=carry.Trace)
+    returned: dict[int, object] = field(default_factory=dict)
+    large_answers: bool = False
+
+    def new_test(self) -> None:
+        self.call_log.clear()
+        self.returned.clear()
+        self.trace.clear()
+
+
+def ledger_of(student) -> Ledger | None:
+    """A recording proxy's ledger, or None for a plain one (``testing.LocalStudent``). Looked up in
+    the instance: any other attribute of a proxy is one of the student's functions."""
+    found = vars(student).get("ledger") if hasattr(student, "__dict__") else None
+    return found if isinstance(found, Ledger) else None
+
+
 class SandboxStudent:
     """The student's functions, living in a sandboxed process; restarted after a crash."""
 
@@ -120,15 +147,11 @@ class SandboxStudent:
         self.errors: list[str] = []
         self.cell_errors: list[dict] = []
         self.isolation = ""
-        self.call_log: list = []  # (name, args, kwargs, value) of answered calls, for the diagnosis
-        self._trace = carry.Trace()  # this test's calls, for charging a failure to the function that failed
+        self.ledger = Ledger()  # what the grader keeps of this test's calls
         self.notebook_s = 0.0  # how long the notebook's cells took to run
         self._substitute: frozenset = frozenset()  # a fresh copy's functions answered by the grader
         self._delegate = None  # and who answers them (``carry.Delegate.on_event``)
         self._max_restarts = MAX_RESTARTS
-        # what the student's functions returned in this test, by id (kept alive, so no id is reused)
-        self._returned: dict[int, object] = {}
-        self.large_answers = False  # set when an answer was large: the collector then frees it at once
 
     def _start(self) -> Worker:
         with self._lock:
@@ -244,8 +267,9 @@ class SandboxStudent:
         def call(*args, **kwargs):
             # inputs that carry a value the student returned are never replayed through the
             # reference by the diagnosis: reference code only ever sees inputs the grader made
-            supplied = any(i in self._returned for a in (*args, *kwargs.values()) for i in _identities(a))
-            self._trace.call(name)
+            ledger = self.ledger
+            supplied = any(i in ledger.returned for a in (*args, *kwargs.values()) for i in _identities(a))
+            ledger.trace.call(name)
             if name in self._dead:  # one hang or crash per function costs a restart, not one per test
                 kind, message = self._dead[name]
                 raise StudentError(kind, f"{message} in an earlier test, so it was not called again", name)
@@ -287,16 +311,16 @@ class SandboxStudent:
                 except (protocol.ProtocolError, ValueError, TypeError) as exc:
                     raise StudentError("invalid", f"{name} returned unreadable data: {exc}", name) from None
                 if _payload_bytes(value) > protocol.LARGE:  # one threshold with the worker's skeletons
-                    self.large_answers = True
+                    ledger.large_answers = True
                     wrong = "" if supplied else self._contract_problem(name, args, kwargs, value)
                     if wrong:
                         del answer, value  # a traceback keeps this frame: let the answer go now
                         raise StudentError("invalid", f"{name} returned {wrong} (see the docstring for what "
                                                       "it returns)", name)
-                self._returned.update(_identities(value))
-                self._trace.answer(name, value)
+                ledger.returned.update(_identities(value))
+                ledger.trace.answer(name, value)
                 if not supplied:
-                    self.call_log.append((name, args, kwargs, value))
+                    ledger.call_log.append((name, args, kwargs, value))
                 return value
             error = StudentError(protocol.short(str(status), 40), protocol.short(answer.get("message", status)), name)
             origin = answer.get("origin")
@@ -450,13 +474,13 @@ class _Collector:
         self.collect_errors: list[str] = []
         self.assignment = assignment
         # the diagnosis needs the answers the student gave: a proxy that records them
-        # (looked up in the instance: a proxy's attributes are the student's functions)
-        self.diagnose = diagnose and isinstance(getattr(student, "__dict__", {}).get("call_log"), list)
+        self.ledger = ledger_of(student)
+        self.diagnose = diagnose and self.ledger is not None
         self._tolerances: list = []
         self._failed_actual = None  # the answer whose comparison failed in this test
         self._found: list = []  # known mistakes matched so far in this submission
         self._spent = 0.0       # seconds of diagnosis so far in this submission
-        self._trace = getattr(student, "_trace", None)  # this test's calls (a proxy's own attribute)
+        self._trace = self.ledger.trace if self.ledger is not None else None  # for charging a failure
         # error carried forward (autograder/run/carry.py): re-runs on fresh copies of the notebook
         self.carry = carry and callable(getattr(student, "_fresh", None))
         self._failures: list[carry.Failure] = []
@@ -495,14 +519,8 @@ class _Collector:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
         """Keep only this test's calls in the log, and note the tolerances it compares with."""
-        log = getattr(self.student, "__dict__", {}).get("call_log")
-        if isinstance(log, list):
-            log.clear()  # with or without a diagnosis: a log never outlives its test
-        returned = getattr(self.student, "__dict__", {}).get("_returned")
-        if isinstance(returned, dict):
-            returned.clear()  # nor what the student returned in it
-        if self._trace is not None:
-            self._trace.clear()
+        if self.ledger is not None:
+            self.ledger.new_test()  # with or without a diagnosis: nothing of a test outlives it
         self._tolerances, self._failed_actual = [], None
         try:
             with observing(self._observe):
@@ -513,8 +531,8 @@ class _Collector:
     def _free_large_answers(self):
         """A failed test's traceback keeps the student's answers in reference cycles until the
         collector runs: after a large answer, run it now, so one answer is held at a time."""
-        if getattr(self.student, "__dict__", {}).get("large_answers"):
-            self.student.large_answers = False
+        if self.ledger is not None and self.ledger.large_answers:
+            self.ledger.large_answers = False
             gc.collect()
 
     def _diagnosis(self, excinfo) -> tuple[list[Diagnosis], str]:
@@ -528,13 +546,15 @@ class _Collector:
             return [], "\n(no diagnosis: the time for diagnoses of this submission is spent)"
         start = time.monotonic()
         try:
-            return diagnose.diagnose(self.assignment, list(self.student.call_log), self._tolerances,
+            assert self.ledger is not None  # self.diagnose says so
+            return diagnose.diagnose(self.assignment, list(self.ledger.call_log), self._tolerances,
                                      budget_s=min(diagnose.TEST_BUDGET_S, left), found=self._found), ""
         except Exception as exc:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
             return [], f"\n(no diagnosis: {type(exc).__name__}: {exc})"[:500]
         finally:
             self._spent += time.monotonic() - start
-            self.student.call_log.clear()
+            if self.ledger is not None:
+                self.ledger.call_log.clear()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
