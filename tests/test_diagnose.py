@@ -122,9 +122,20 @@ def _grade_env(code):
 
 
 # -- generic diagnoses, on a small made-up reference -----------------------------------------
+_TERMS = ("def t(x, a):\n    return np.cos(x) + a * x ** 2 - np.exp(-x)\n\n"
+          "def w(x, a):\n    return 2.0 * t(x, a) + 1.0\n\n"
+          "def u(x, a):\n    return np.cos(a * x) + x\n\n"
+          "def sv(x):\n    return float(np.var(x, ddof=1))\n\n"
+          "def draws(n, rng):\n    g = np.random.default_rng(rng)\n    return g.normal(size=(n, 2))\n")
+
+
 class _Cat:
     def __init__(self):
+        import linecache
         ns = {"np": np}
+        name = "<test_diagnose reference>"  # its source readable, for the mutants of a term
+        linecache.cache[name] = (len(_TERMS), None, _TERMS.splitlines(True), name)
+        exec(compile(_TERMS, name, "exec"), ns)
         exec("def f(x, scale=1.0):\n    return scale * np.sin(x) + 0.25\n\n"
              "def g(n):\n    return np.outer(np.arange(1.0, n + 1), np.arange(2.0, n + 4))\n\n"
              "def h(n, x):\n    return np.cos(x) * n + 1.0 / (1.0 + n * x ** 2)\n\n"
@@ -134,11 +145,12 @@ class _Cat:
         self.reference = Variant("reference", "", ns, set())
 
 
-def _generic(name, answer, inputs, rtol=1e-9, atol=1e-12):
-    """The generic diagnosis of a student whose ``name`` answers ``answer(*args)`` on ``inputs``."""
+def _generic(name, answer, inputs, rtol=1e-9, atol=1e-12, wrong=()):
+    """The generic diagnosis of a student whose ``name`` answers ``answer(*args)`` on ``inputs``
+    (``wrong``: the functions seen answering wrongly before)."""
     cat = _Cat()
     calls = [Call(name, args, kwargs, answer(*args, **kwargs)) for args, kwargs in inputs]
-    found = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), rtol, atol)
+    found = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), rtol, atol, wrong=wrong)
     text = words(found)
     shown = [v for c in calls for v in numbers_of(cat.reference.call(c))]
     assert not leaked_numbers(text, shown), text
@@ -265,7 +277,8 @@ def test_ignored_argument_and_nan_for_large_inputs_need_enough_inputs():
     ok = [((np.array([0.1 * k]),), {}) for k in range(1, 3)]
     nan = [((np.array([50.0 + k]),), {}) for k in range(3)]
     text = _generic("f", lambda x: ref_f(x) if x[0] < 10 else np.full(1, np.inf), ok + nan)
-    assert "nan or inf where finite values are expected" in text and "for large" not in text
+    # inf from a branch at x = 50, no limit point: no 0 log 0 advice, no size claim either
+    assert "returns nan or inf on some inputs" in text and "for large" not in text and "0 log 0" not in text
 
 
 def ref_s(n, x):
@@ -536,3 +549,82 @@ def test_a_list_is_close_exactly_where_every_element_is():
         tried += 1
         agreed_false += not want
     assert 0.2 * tried < agreed_false < 0.9 * tried  # both verdicts were tried often
+
+
+# -- issue 35: claims only where the evidence isolates them; new kinds -----------------------------
+def ref_t(x, a):
+    return np.cos(x) + a * x ** 2 - np.exp(-x)
+
+
+T_CALLS = [((np.linspace(0.1, 2.0, 5), 0.5), {}), ((np.linspace(-1.0, 1.0, 4), 2.0), {}),
+           ((np.array([0.3, 3.0]), -1.5), {})]
+
+
+def test_a_missing_term_or_a_flipped_sign():
+    flipped = _generic("t", lambda x, a: np.cos(x) + a * x ** 2 + np.exp(-x), T_CALLS)
+    assert "one term of a sum (a term that involves `x`) has the wrong sign" in flipped
+    missing = _generic("t", lambda x, a: np.cos(x) - np.exp(-x), T_CALLS)
+    assert "(a term that involves `x` and `a`) is missing" in missing
+    assert "one term" not in _generic("t", lambda x, a: np.cos(x) + a * x ** 2 - 0.9 * np.exp(-x), T_CALLS)
+
+
+def test_a_caller_of_a_wrong_function_names_the_wrong_one():
+    calls = [((np.linspace(0.1, 2.0, 5), 0.5), {}), ((np.linspace(0.2, 1.0, 4), 2.0), {})]
+    text = _generic("w", lambda x, a: 2.0 * (ref_t(x, a) + x) + 1.0, calls, wrong={"t"})
+    assert text.startswith("w uses t, whose answers are wrong: fix t first"), text
+    assert "off by" not in text
+
+
+def test_an_argument_the_answer_does_not_change_with():
+    calls = [((np.linspace(0.1, 2.0, 5), a), {}) for a in (0.5, 1.5, 2.5)]
+    assert "gives the same answer when only `a` changes" in _generic("u", lambda x, a: np.cos(x) + x, calls)
+    assert "only `a` changes" not in _generic("u", lambda x, a: np.cos(1.1 * a * x) + x, calls)
+
+
+def test_a_sample_statistic_off_by_m_minus_one_over_m():
+    calls = [((np.arange(n, dtype=float) ** 1.5,), {}) for n in (3, 5, 8, 13)]
+    text = _generic("sv", lambda x: float(np.var(x)), calls)
+    assert "off by a factor (M-1)/M on every input of this test, with M = the length of `x`" in text
+    text = _generic("sv", lambda x: float(np.std(x)), calls)
+    assert "(M-1)/M" not in text
+
+
+def test_identical_draws_where_fresh_ones_are_expected():
+    calls = [((n, seed), {}) for n, seed in ((4, 1), (6, 2))]
+    text = _generic("draws", lambda n, rng: np.tile(np.random.default_rng(rng).normal(size=(1, 2)), (n, 1)), calls)
+    assert "repeats the same random draws" in text
+
+
+def test_nan_advice_only_at_a_limit_point():
+    grid = [((np.linspace(-1.0, 1.0, 9),), {}), ((np.linspace(0.3, 2.0, 6),), {"scale": 2.0})]
+    at_zero = _generic("f", lambda x, scale=1.0: np.where(x == 0, np.nan, ref_f(x, scale)), grid)
+    assert "look for 0 log 0" in at_zero
+    branch = _generic("f", lambda x, scale=1.0: np.where(np.abs(x - 0.75) < 0.01, np.inf, ref_f(x, scale)),
+                      grid + [((np.array([0.75, 1.5]),), {})])
+    assert "check which case of your code" in branch and "0 log 0" not in branch
+
+
+def test_no_size_claim_where_parity_or_one_value_explains_it():
+    calls = [((n, np.linspace(0.1, 1.0, 3)), {}) for n in (1, 2, 3, 4, 5, 6, 7, 8)]
+    odd = _generic("h", lambda n, x: ref_h(n, x) + (n % 2 == 0) * 0.1 * n, calls)
+    assert "is right when" not in odd
+    at_zero = [((np.array([0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0]),), {})]
+    assert "is right when" not in _generic("f", lambda x: np.where(x == 0, ref_f(x), -ref_f(x) + 1.0), at_zero)
+
+
+def test_works_for_floats_fails_for_arrays():
+    from autograder.run.diagnose.generic import array_crash
+    from autograder.run.diagnosis import sentence
+    cat = _Cat()
+    answered = [Call("f", (x,), {}, ref_f(x)) for x in (0.1, 0.5, 2.0)]
+    raised = [Call("f", (np.linspace(0.0, 1.0, 4),), {}, None)]
+    d = array_crash(cat, "f", answered, raised, 1e-9, 1e-12)
+    assert d is not None and "works for single numbers but fails when `x` is an array" in sentence(d)
+    assert diagnosis_quality.claim_holds(d, answered, cat.reference)
+    assert array_crash(cat, "f", [Call("f", (0.1,), {}, 2.0)], raised, 1e-9, 1e-12) is None
+
+
+def test_a_known_mistake_needs_evidence_where_a_value_is_finite():
+    from autograder.run.diagnose import _shows
+    assert not _shows(np.array([np.nan, 1.0]), np.array([np.inf, 1.0]), 1e-9, 1e-12)
+    assert _shows(np.array([np.nan, 1.0]), np.array([0.5, 1.0]), 1e-9, 1e-12)

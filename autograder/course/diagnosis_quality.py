@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -30,7 +31,8 @@ import numpy as np
 from autograder.course.inprocess import grade_code
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue, leaving_out
 from autograder.run.diagnose.compare import DEFAULT_ATOL, DEFAULT_RTOL, _leaves, close, tolerance
-from autograder.run.diagnose.generic import _FACTORS
+from autograder.run.diagnose.generic import _FACTORS, _same, bessel_factor, repeated_slices
+from autograder.run.diagnose.mutants import mutants
 from autograder.run.diagnosis import Diagnosis, Found, hints_of, sentence
 from autograder.run.mistakes import read_mistakes
 from autograder.run.paths import REPO
@@ -141,6 +143,8 @@ def claim_holds(d: Diagnosis, calls: list[Call], reference, rtol: float = DEFAUL
     if not mine:
         return False
     wrong = [(c, e) for c, e in mine if not right(c.value, e)]
+    if kind is Found.ARRAY_CRASH:  # the calls recorded answered (those that raised are not here): all right
+        return not wrong
     if not wrong:
         return False
     if kind is Found.STRUCTURE:
@@ -204,8 +208,8 @@ def claim_holds(d: Diagnosis, calls: list[Call], reference, rtol: float = DEFAUL
             args = _arguments(fn, c)
             sig = inspect.signature(fn)
             values = {p: args.get(p, sig.parameters[p].default if p in sig.parameters else None) for p in powers}
-            if any(isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or v <= 0
-                   for v in values.values()):
+            if any(isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or v == 0
+                   or (v < 0 and not float(powers[p]).is_integer()) for p, v in values.items()):
                 return False
             factor = float(np.prod([float(values[p]) ** k for p, k in powers.items()]))
             if not _equal(c.value, _map(e, lambda arr, k=factor: k * arr)):
@@ -250,6 +254,53 @@ def claim_holds(d: Diagnosis, calls: list[Call], reference, rtol: float = DEFAUL
             value = _arguments(fn, c).get(p, default)
             at_default = close(value, default, 0.0, 0.0)
             if at_default != right(c.value, e):
+                return False
+        return True
+    if kind is Found.TERM:
+        # a mutant of the reference with one term (reading those arguments) dropped or flipped
+        # gives every answer
+        for how, involves, v in mutants(reference, f):
+            if how == q["how"] and list(involves) == list(q["involves"]):
+                answers = [v.call(c) for c, _ in mine]
+                if all(a is not _FAILED and _equal(c.value, a) for (c, _), a in zip(mine, answers)):
+                    return True
+        return False
+    if kind is Found.UNUSED:
+        # two calls that differ in p alone: the same answer where the reference's differ; or one
+        # call with p elementwise, the answer the same at every entry where the reference's differ
+        p, seen = q["p"], 0
+        for (c, e), (c2, e2) in itertools.combinations(mine, 2):
+            x, y = _arguments(fn, c), _arguments(fn, c2)
+            if set(x) != set(y) or p not in x or _same(x[p], y[p]) or \
+                    not all(_same(x[k], y[k]) for k in x if k != p) or right(e, e2):
+                continue
+            if not _equal(c.value, c2.value):
+                return False
+            seen += 1
+        for c, e in mine:
+            arr = _arguments(fn, c).get(p)
+            a = np.asarray(c.value, dtype=float) if np.ndim(c.value) else None
+            if a is not None and np.shape(arr) == np.shape(e) == a.shape and np.all(a == a.ravel()[0]) \
+                    and not right(np.full(a.shape, a.ravel()[0]), e):
+                seen += 2
+        return seen >= 2
+    if kind is Found.BESSEL:
+        for c, e in mine:
+            x = _arguments(fn, c).get(q["p"])
+            m = int(x) if q["how"] == "value" else int(np.shape(x)[q["axis"]])
+            k = bessel_factor(m, q["d"], bool(q.get("root")))
+            if not _equal(c.value, _map(e, lambda arr, k=k: k * arr)):
+                return False
+        return True
+    if kind is Found.SAME_DRAWS:
+        return all(any(a is not None and repeated_slices(a, x) for _, a, x in _leaves(c.value, e)) for c, e in wrong)
+    if kind is Found.UPSTREAM:
+        # the functions named are used by f (in the reference) and, where this test called them,
+        # answered wrongly on some call (where it did not, an earlier test saw them wrong)
+        reach = reference.reaches(f)
+        for u in q["upstream"]:
+            theirs = [(c, reference.call(c)) for c in calls if c.name == u]
+            if u == f or u not in reach or (theirs and all(e is _FAILED or right(c.value, e) for c, e in theirs)):
                 return False
         return True
     if kind not in (Found.NONFINITE, Found.SMALL_ONLY):

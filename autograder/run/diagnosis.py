@@ -38,6 +38,12 @@ class Found(str, Enum):
     PARTS = "parts"                # ``parts``: the paths of the wrong parts, the rest right
     SPECIAL = "special"            # wrong only where ``p`` is one of ``values`` (-1, 0, 1)
     SMALL_ONLY = "small_only"      # right below a threshold in ``p`` (``how``: magnitude or entries)
+    UPSTREAM = "upstream"          # ``upstream``: functions it uses that answered wrongly (fix them first)
+    TERM = "term"                  # one term of a sum ``how``: "missing" or "sign"; ``involves``: its arguments
+    UNUSED = "unused"              # the answer does not change with ``p`` where the expected one does
+    BESSEL = "bessel"              # off by (M-1)/M (``d`` = -1) or M/(M-1) (``d`` = 1), M from ``p`` (``how``)
+    SAME_DRAWS = "same_draws"      # identical answers where fresh random draws are expected (a re-seeded stream)
+    ARRAY_CRASH = "array_crash"    # right on scalar inputs, raises on array ones (``p``: the array argument)
     TEXT = "text"                  # a record written before diagnoses were data: its ``text``
 
     def __str__(self) -> str:
@@ -111,6 +117,9 @@ def sentence(d: Diagnosis) -> str:
         return f"{f} returns an array of shape {tuple(q['got'])} where shape {tuple(q['want'])} is expected."
     if k is Found.NONFINITE:
         where = f" for large {named(q['p'])}" if q.get("p") else ""
+        if q.get("branch"):  # not at a limit point: no arithmetic advice
+            return (f"{f} returns nan or inf{where} on some inputs of this test where finite values are "
+                    "expected: check which case of your code these inputs reach.")
         return (f"{f} returns nan or inf{where} where finite values are expected: look for 0 log 0, "
                 "0/0, the log of 0 or an exp that overflows, and use the limiting value there.")
     if k is Found.IGNORED:
@@ -156,6 +165,33 @@ def sentence(d: Diagnosis) -> str:
         return (f"{f} is right when {what} and wrong for every larger one in this test: check what "
                 "in your code changes as it grows (a case treated apart, the bound of a sum or loop, "
                 "a grid or series cut short, an overflow).")
+    if k is Found.UPSTREAM:
+        ups = " and ".join(f"{u}" for u in q["upstream"])
+        return (f"{f} uses {ups}, whose answers are wrong: fix {ups} first ({f} may well be right; its "
+                "answers are wrong through what it is given).")
+    if k is Found.TERM:
+        about = (" (a term that involves " + " and ".join(named(p) for p in q["involves"]) + ")") \
+            if q.get("involves") else ""
+        what = "is missing" if q["how"] == "missing" else "has the wrong sign"
+        return (f"{f} is off by one term on every input of this test: one term of a sum{about} {what}. "
+                "Check each term of your formula against the notes.")
+    if k is Found.UNUSED:
+        return (f"{f} gives the same answer when only {named(q['p'])} changes, where the expected answer "
+                f"changes: check that your code uses {named(q['p'])} (and not a default or a global).")
+    if k is Found.BESSEL:
+        m = f"the length of {named(q['p'])}" if q.get("how") == "entries" else named(q["p"])
+        ratio = "(M-1)/M" if q["d"] < 0 else "M/(M-1)"
+        ratio = f"√({ratio})" if q.get("root") else ratio
+        return (f"{f} is off by a factor {ratio} on every input of this test, with M = {m}: check the "
+                "normalization of your sample statistic (divide by M - 1 for an unbiased estimate, "
+                "count M(M-1) distinct pairs, not M²).")
+    if k is Found.SAME_DRAWS:
+        return (f"{f} repeats the same random draws where fresh ones are expected: check that the random "
+                "generator is created (seeded) once, not again at every step, network or layer.")
+    if k is Found.ARRAY_CRASH:
+        where = f" when {named(q['p'])} is an array" if q.get("p") else " on array inputs"
+        return (f"{f} works for single numbers but fails{where}: use numpy operations (np.where, "
+                "np.log, np.sum) that act on whole arrays, not Python's if, math or loops over scalars.")
     raise ValueError(f"no words for a diagnosis of kind {k}")
 
 

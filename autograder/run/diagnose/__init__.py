@@ -44,9 +44,11 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from autograder.run import settings
 from autograder.run.diagnose.catalogue import _FAILED, Variant, as_calls, catalogue
-from autograder.run.diagnose.compare import close, tolerance
+from autograder.run.diagnose.compare import _leaves, close, tolerance
 from autograder.run.diagnose.generic import generic
 from autograder.run.diagnosis import Diagnosis, Found
 
@@ -55,6 +57,26 @@ MAX_CALLS = 64                           # calls of one test that are replayed
 TEST_BUDGET_S = 20.0                     # all replays for one failing test
 GRADE_BUDGET_S = settings.DIAGNOSIS_BUDGET_S  # all diagnoses of one submission
 LOOSE = 1e-6                             # a looser tolerance: replay once to rule out chance
+TIGHTER = 1e-2                           # ... and match within this fraction of it
+
+
+def _shows(answer, expected, rtol, atol) -> bool:
+    """Whether ``answer`` differs from ``expected`` where one of them is finite: nan where inf is
+    expected (or inf of the other sign) is no evidence of one mistake, many give it."""
+    if close(answer, expected, rtol, atol):
+        return False
+    leaves = list(_leaves(answer, expected))
+    if not leaves or any(a is None for _, a, _ in leaves):
+        return True
+    for _, a, e in leaves:
+        if a.shape != e.shape:
+            return True
+        with np.errstate(all="ignore"):
+            off = ~(np.abs(a - e) <= atol + rtol * np.abs(e))
+        differ = off & (np.isfinite(a) | np.isfinite(e)) & ~(np.isnan(a) & np.isnan(e))
+        if np.any(differ):
+            return True
+    return False
 
 
 def enabled() -> bool:
@@ -79,11 +101,15 @@ def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_w
                                      for w in seen_wrong for i in relevant):
         return False
     answers = {}
+    # under a statistical test's loose tolerance, a match within it may be chance: the replay must
+    # match far tighter than the test asks
+    mrtol, matol = (rtol, atol) if rtol <= LOOSE and atol <= LOOSE else \
+        (max(rtol * TIGHTER, LOOSE), max(atol * TIGHTER, LOOSE))
     for i in relevant:
         answers[i] = v.call(calls[i])
-        if answers[i] is _FAILED or not close(calls[i].value, answers[i], rtol, atol):
+        if answers[i] is _FAILED or not close(calls[i].value, answers[i], mrtol, matol):
             return False
-    shows = [i for i in relevant if ref(i) is not _FAILED and not close(answers[i], ref(i), rtol, atol)]
+    shows = [i for i in relevant if ref(i) is not _FAILED and _shows(answers[i], ref(i), rtol, atol)]
     if not shows or not (evidenced or any(calls[i].name in v.defined for i in shows)):
         return False
     if rtol <= LOOSE and atol <= LOOSE:
@@ -132,7 +158,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
             earlier = [k for k in hits if k in known]
             hits = earlier if len(earlier) == 1 else []
             if not hits:
-                return generic(cat, calls, ref, rtol, atol)
+                return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions())
         found.extend(k for k in hits if k not in found)
         if hits:
             return [Diagnosis(Found.KNOWN, params={"hints": [cat.variants()[k].hint for k in hits]})]
@@ -145,7 +171,13 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
                 return [Diagnosis(Found.TOGETHER, params={"hints": [cat.variants()[k].hint for k in pair]})]
         if time.monotonic() > deadline:
             return []
-        return generic(cat, calls, ref, rtol, atol)
+        return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions())
+
+    def wrong_functions() -> set:
+        """The functions seen answering wrongly: in earlier tests, or in this one."""
+        here = {c.name for i, c in enumerate(calls) if time.monotonic() < deadline
+                and ref(i) is not _FAILED and not close(c.value, ref(i), rtol, atol)}
+        return seen_wrong | here
 
     out = findings()
     for i, c in enumerate(calls):  # the functions this test saw answer wrongly

@@ -38,6 +38,7 @@ import numpy as np
 
 from autograder.run.diagnose.catalogue import _FAILED, Call
 from autograder.run.diagnose.compare import _leaves, close
+from autograder.run.diagnose.mutants import term_mutant
 from autograder.run.diagnosis import Diagnosis, Found
 from autograder.run.protocol import ProtocolError
 from autograder.run.testing import StudentError
@@ -95,6 +96,7 @@ class _Point:
     e: np.ndarray
     ok: bool
     passed: set  # the arguments the call passed (the others are at their default)
+    ends: frozenset = frozenset()  # the arguments with a value (or an array's end) at -1, 0 or 1
 
 
 def _arguments(cat, name, call) -> tuple[dict, set]:
@@ -152,6 +154,7 @@ def _points(cat, name, calls, pairs, rtol, atol) -> list[_Point] | None:
         for p, x in args.items():
             keys[p], s = _key_and_sizes(p, x)
             sizes.update(s)
+        ends = frozenset(p for p, x in args.items() if p in passed and _at_an_end(x))
         if len(leaves) == 1 and leaves[0][2].ndim >= 1:
             e_arr, a_arr = leaves[0][2], leaves[0][1].reshape(leaves[0][2].shape)
             elementwise = {}
@@ -165,12 +168,42 @@ def _points(cat, name, calls, pairs, rtol, atol) -> list[_Point] | None:
                     s = {**sizes, **{p: abs(float(arr[j])) for p, arr in elementwise.items()}}
                     for p in elementwise:
                         s.pop(p + "#", None)
-                    out.append(_Point(k, s, np.array([u]), np.array([v]), close(u, v, rtol, atol), passed))
+                    out.append(_Point(k, s, np.array([u]), np.array([v]), close(u, v, rtol, atol), passed,
+                                      (ends - set(elementwise))
+                                      | {p for p in elementwise if k[p] in SPECIAL}))
                 continue
         a_flat = np.concatenate([x.ravel() for _, x, _ in leaves]) if leaves else np.array([])
         e_flat = np.concatenate([y.ravel() for _, _, y in leaves]) if leaves else np.array([])
-        out.append(_Point(keys, sizes, a_flat, e_flat, close(a, e, rtol, atol), passed))
+        out.append(_Point(keys, sizes, a_flat, e_flat, close(a, e, rtol, atol), passed, ends))
     return out
+
+
+def _at_an_end(x) -> bool:
+    """A number at -1, 0 or 1, or an array whose smallest or largest entry is: a limit point
+    where a formula may give 0 log 0 or 0/0."""
+    arr = _numeric(x)
+    if arr is None or not arr.size:
+        return False
+    with np.errstate(all="ignore"):
+        ends = (float(np.nanmin(arr)), float(np.nanmax(arr)))
+    return any(v in SPECIAL for v in ends)
+
+
+def _isolated(points, p: str) -> bool:
+    """Whether a right input and a wrong one differ in the argument ``p`` alone, every other
+    argument the same: the counterfactual that isolates ``p`` as the deciding one."""
+    def rest(pt):
+        return tuple(sorted((q, repr(k)) for q, k in pt.keys.items() if q != p))
+    return bool({rest(pt) for pt in points if pt.ok} & {rest(pt) for pt in points if not pt.ok})
+
+
+def _parity_splits(good: list, bad: list) -> bool:
+    """Whether the parity of integer sizes splits right from wrong as well (a simpler pattern)."""
+    values = good + bad
+    if not all(float(v).is_integer() for v in values):
+        return False
+    return len({int(v) % 2 for v in good}) == 1 and len({int(v) % 2 for v in bad}) == 1 and \
+        {int(v) % 2 for v in good} != {int(v) % 2 for v in bad}
 
 
 def _distinct(points) -> int:
@@ -224,8 +257,15 @@ def _threshold(points) -> tuple[str, str] | None:
     for p in orderings:
         small = [pt.sizes.get(p, math.nan) for pt in good]
         large = [pt.sizes.get(p, math.nan) for pt in bad]
-        if np.all(np.isfinite(small + large)) and max(small) < min(large):
-            return p.rstrip("#"), "entries" if p.endswith("#") else "magnitude"
+        if not (np.all(np.isfinite(small + large)) and max(small) < min(large)):
+            continue
+        # a size claim needs more than one size on each side (right only at 0 is another
+        # pattern), no simpler split (parity), and a right and a wrong input that differ in
+        # that size alone
+        if len(set(small)) < 2 or len(set(large)) < 2 or _parity_splits(small, large) \
+                or not _isolated(points, p.rstrip("#")):
+            continue
+        return p.rstrip("#"), "entries" if p.endswith("#") else "magnitude"
     return None
 
 
@@ -289,7 +329,7 @@ def _special(points) -> tuple[str, list] | None:
         values = sorted({pt.keys.get(p) for pt in bad}, key=repr)
         if not all(v in SPECIAL for v in values) or len({pt.keys.get(p) for pt in good}) < 2:
             continue
-        if not any(pt.keys.get(p) in values for pt in good):
+        if not any(pt.keys.get(p) in values for pt in good) and _isolated(points, p):
             return p, sorted(values)
     return None
 
@@ -327,7 +367,12 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> Diagnosis | N
         cut = None
         if all(pt.ok or np.any(~np.isfinite(pt.a) & np.isfinite(pt.e)) for pt in points):
             cut = _threshold(points)
-        return found(Found.NONFINITE, p=cut[0] if cut else None)
+        if cut:
+            return found(Found.NONFINITE, p=cut[0])
+        # arithmetic advice (0 log 0, 0/0) only at a limit point: every input with a nan or inf
+        # where a finite value is expected has an argument at -1, 0 or 1 (or an array ending there)
+        limit = all(pt.ends for pt in points if np.any(~np.isfinite(pt.a) & np.isfinite(pt.e)))
+        return found(Found.NONFINITE, p=None) if limit else found(Found.NONFINITE, branch=True)
     # 3. an argument ignored: correct at its default value only (before the factor: a kernel
     #    linear in sigma_w is off by a constant factor when sigma_w is ignored)
     ignored = _ignored_argument(cat, name, calls, [i for i, _, _ in pairs], [i for i, _, _ in bad], rtol, atol)
@@ -336,6 +381,15 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> Diagnosis | N
     only = _default_only(cat, name, calls, [i for i, _, _ in good], [i for i, _, _ in bad])
     if only:
         return found(Found.DEFAULT_ONLY, p=only)
+    if _same_draws(cat, name, calls, bad):
+        return found(Found.SAME_DRAWS)
+    unused = _unused(cat, name, calls, pairs, rtol, atol)
+    if unused:
+        return found(Found.UNUSED, p=unused)
+    # 3b. a sample statistic off by (M-1)/M or M/(M-1) (ddof, pairs counted K² for K(K-1))
+    bessel = _bessel(cat, name, calls, pairs, rtol, atol)
+    if bessel:
+        return found(Found.BESSEL, **bessel)
     # 4. the same factor (or sign, or shift) on every input, at every size
     if _varied([pt for pt in points if np.any(pt.e != 0)]):
         c = _constant(points, shift=False)
@@ -370,6 +424,13 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> Diagnosis | N
     off = _off_by_one(cat, name, calls, pairs, rtol, atol)
     if off:
         return found(Found.OFF_BY_ONE, p=off[0], d=off[1])
+    # 7b. one term of a sum missing or with its sign flipped (a mutant of the reference's code)
+    wrong_idx = [i for i, _, _ in bad] + [i for i, _, _ in good]
+    if len(bad) >= 2 or _visible(np.concatenate([pt.a for pt in points]), np.concatenate([pt.e for pt in points]),
+                                 rtol, atol) >= MIN_POINTS:
+        term = term_mutant(cat.reference, name, calls, wrong_idx[:MAX_REPLAYS], rtol, atol)
+        if term:
+            return found(Found.TERM, how=term[0], involves=term[1])
     # 8. a part of a structured answer wrong, the rest right on every call
     parts = _wrong_parts(cat, name, calls, pairs, rtol, atol)
     if parts:
@@ -427,15 +488,16 @@ def _relation(points, rtol, atol) -> str | None:
 
 
 def _scalars(cat, name, calls, idx) -> dict:
-    """{parameter: [its value on each call]} for the named parameters that are a positive real
-    number on every call (not a flag), at most ``MAX_SCALARS`` of them."""
+    """{parameter: [its value on each call]} for the named parameters that are a nonzero real
+    number on every call (not a flag), at most ``MAX_SCALARS`` of them (a negative one is
+    raised only to whole powers, ``_monomials``)."""
     values: dict = {}
     for i in idx:
         args, _ = _arguments(cat, name, calls[i])
         for p, x in args.items():
             ok = (not p.startswith("#") and not isinstance(x, (bool, np.bool_)) and np.ndim(x) == 0
                   and isinstance(x, (int, float, np.integer, np.floating)) and math.isfinite(float(x))
-                  and float(x) > 0)
+                  and float(x) != 0)
             values.setdefault(p, []).append(float(x) if ok else None)
     out = {p: v for p, v in values.items() if None not in v and len(v) == len(idx)}
     return dict(sorted(out.items())[:MAX_SCALARS])
@@ -444,9 +506,11 @@ def _scalars(cat, name, calls, idx) -> dict:
 def _monomials(scalars: dict) -> list[dict]:
     """The products of powers tried: one argument to a power in ``POWERS``, or two to powers in
     ``PAIR_POWERS``."""
-    out = [{p: k} for p in scalars for k in POWERS]
-    return out + [{p: k, q: m} for p, q in itertools.combinations(scalars, 2) for k in PAIR_POWERS
-                  for m in PAIR_POWERS]
+    def powers(p, choices):  # a negative argument only to whole powers
+        return [k for k in choices if float(k).is_integer() or min(scalars[p]) > 0]
+    out = [{p: k} for p in scalars for k in powers(p, POWERS)]
+    return out + [{p: k, q: m} for p, q in itertools.combinations(scalars, 2) for k in powers(p, PAIR_POWERS)
+                  for m in powers(q, PAIR_POWERS)]
 
 
 def _a_power_equals(cat, name, calls, idx, c: float) -> bool:
@@ -519,6 +583,7 @@ def _off_by_one(cat, name, calls, pairs, rtol, atol) -> tuple[str, int] | None:
               and all(isinstance(b.arguments.get(p), (int, np.integer))
                       and not isinstance(b.arguments.get(p), (bool, np.bool_)) for b in bound)]
     found = []
+    params = [p for p in params if len({int(b.arguments[p]) for b in bound}) >= 2]  # at one value, not a shift
     for p in params:
         for d in (1, -1):
             for b, (_i, a, _) in zip(bound, pairs):
@@ -603,15 +668,38 @@ def _ignored_argument(cat, name, calls, every, bad, rtol, atol) -> str:
     return ""
 
 
-def generic(cat, calls, ref, rtol, atol) -> list[Diagnosis]:
-    """Generic diagnoses, one per function that answered wrongly (at most two)."""
+def _upstream(cat, name: str, wrong) -> list[str]:
+    """The functions seen answering wrongly (``wrong``) that ``name`` uses in the reference: its
+    answers may be wrong only through them."""
+    try:
+        reaches = cat.reference.reaches(name)
+        ups = [w for w in wrong if w != name and w in reaches]
+        # the first wrong ones only: one that uses another wrong one may be wrong through it
+        return sorted(w for w in ups if not any(u != w and u in cat.reference.reaches(w) for u in ups))
+    except Exception:  # noqa: BLE001 - a namespace we cannot read: no claim
+        return []
+
+
+def generic(cat, calls, ref, rtol, atol, wrong=()) -> list[Diagnosis]:
+    """Generic diagnoses, one per function that answered wrongly (at most two).
+
+    A function that uses (in the reference) another one seen answering wrongly (``wrong``: in
+    an earlier test of the submission or in this one) gets no claim of its own: its inputs to
+    that function may have been wrong, so the hint names the upstream one (``Found.UPSTREAM``)."""
     by_name: dict[str, list[int]] = {}
     for i, c in enumerate(calls):
         by_name.setdefault(c.name, []).append(i)
     out: list[Diagnosis] = []
-    for name, idx in by_name.items():
+    ups = {name: _upstream(cat, name, wrong) for name in by_name}
+    for name in sorted(by_name, key=lambda n: bool(ups[n])):  # the upstream functions first
+        idx = by_name[name]
         try:
-            d = _function_diagnosis(cat, name, calls, idx, ref, rtol, atol)
+            if ups[name]:
+                wrong_here = any(ref(i) is not _FAILED and not close(calls[i].value, ref(i), rtol, atol)
+                                 for i in idx)
+                d = Diagnosis(Found.UPSTREAM, name, {"upstream": ups[name]}) if wrong_here else None
+            else:
+                d = _function_diagnosis(cat, name, calls, idx, ref, rtol, atol)
         except (ProtocolError, StudentError, ValueError, TypeError, IndexError):
             d = None
         if d is not None:
@@ -619,3 +707,174 @@ def generic(cat, calls, ref, rtol, atol) -> list[Diagnosis]:
         if len(out) == 2:
             break
     return out
+
+
+# -- an argument the answers do not change with; a sample statistic's (M-1)/M --------------------
+def _same(x, y) -> bool:
+    """Whether two arguments are the same value (arrays entry by entry, exactly)."""
+    if x is y:
+        return True
+    try:
+        if isinstance(x, (str, bytes, dict)) or isinstance(y, (str, bytes, dict)) or x is None or y is None:
+            return bool(x == y)
+        ax, ay = np.asarray(x), np.asarray(y)
+        return ax.shape == ay.shape and ax.dtype.kind == ay.dtype.kind and bool(np.array_equal(ax, ay))
+    except (TypeError, ValueError):
+        return False
+
+
+def _unchanged(a, b, rtol, atol) -> bool:
+    return close(a, b, min(rtol, 1e-7), min(atol, 1e-10)) and close(b, a, min(rtol, 1e-7), min(atol, 1e-10))
+
+
+def _unused(cat, name, calls, pairs, rtol, atol) -> str:
+    """The argument ``p`` the answers do not change with: calls that differ in ``p`` alone (every
+    other argument the same) get the same answer where the expected answers differ, on at least
+    two such pairs (or, within one call, ``p`` the one argument with the answer's shape: the
+    answer the same at every entry where the expected one takes three values or more), and no
+    such pair where the answer changes. "" if none, or more than one argument fits."""
+    bound = [(_arguments(cat, name, calls[i])[0], a, e) for i, a, e in pairs]
+    found = []
+    for p in sorted({p for args, _, _ in bound for p in args}):
+        same, changed = 0, False
+        for (x, a, e), (y, b, f) in itertools.combinations(bound, 2):
+            if set(x) != set(y) or p not in x or _same(x[p], y[p]) or \
+                    not all(_same(x[q], y[q]) for q in x if q != p) or close(e, f, rtol, atol):
+                continue
+            if _unchanged(a, b, rtol, atol):
+                same += 1
+            else:
+                changed = True
+                break
+        for x, a, e in bound:  # entries of one call: p elementwise, alone
+            arr = _numeric(x.get(p))
+            if changed or arr is None or not arr.ndim or arr.shape != np.shape(e) or np.shape(a) != np.shape(e):
+                continue
+            if any(q != p and _numeric(v) is not None and np.ndim(v) and np.shape(v) == np.shape(e)
+                   for q, v in x.items()):
+                continue
+            av, ev = np.asarray(a, dtype=float).ravel(), np.asarray(e, dtype=float).ravel()
+            if not (np.all(np.isfinite(av)) and np.all(np.isfinite(ev))) or len(np.unique(arr)) < 2:
+                continue
+            if _holds(av, np.full_like(av, av[0])) and len(np.unique(np.round(ev, 12))) >= 3 and \
+                    not close(ev, np.full_like(ev, ev[0]), rtol, atol):
+                same += 2
+            elif not _holds(av, np.full_like(av, av[0])):
+                pass  # it changes with the entries, but other arguments may too
+        if same >= 2 and not changed:
+            found.append(p)
+    return found[0] if len(found) == 1 else ""
+
+
+def _counts(args: dict) -> dict:
+    """{(how, p, axis): M} for the counts M > 1 an answer may be normalized by: an integer
+    argument's value, the length of an array argument along each axis."""
+    out = {}
+    for p, x in args.items():
+        if p.startswith("#") or isinstance(x, (bool, np.bool_)):
+            continue
+        if isinstance(x, (int, np.integer)) and x > 1:
+            out[("value", p, -1)] = int(x)
+            continue
+        arr = _numeric(x) if not isinstance(x, (int, float, np.integer, np.floating)) else None
+        if arr is not None:
+            for k, n in enumerate(arr.shape):
+                if n > 1:
+                    out[("entries", p, k)] = int(n)
+    return out
+
+
+def bessel_factor(m: int, d: int, root: bool) -> float:
+    """(M-1)/M (``d`` = -1) or M/(M-1) (``d`` = 1), or its square root."""
+    r = (m - 1) / m if d < 0 else m / (m - 1)
+    return math.sqrt(r) if root else r
+
+
+def _bessel(cat, name, calls, pairs, rtol, atol) -> dict | None:
+    """{"p", "how", "axis", "d", "root"} when the answers are (M-1)/M or M/(M-1) (or their
+    square roots) times the expected ones on every call within ``TIGHT``, M a count of the
+    call's (``_counts``); the only such fit, with at least ``MIN_POINTS`` distinct wrong values,
+    and where M is the same on every call, not a factor 1/2, 2 or a power of an argument."""
+    flat = []
+    for i, a, e in pairs:
+        leaves = list(_leaves(a, e))
+        if not leaves or any(x is None or x.size != y.size for _, x, y in leaves):
+            return None
+        flat.append((i, np.concatenate([x.ravel() for _, x, _ in leaves]),
+                     np.concatenate([y.ravel() for _, _, y in leaves])))
+    if not flat or sum(_visible(a, e, rtol, atol) for _, a, e in flat) < MIN_POINTS:
+        return None
+    counts = [_counts(_arguments(cat, name, calls[i])[0]) for i, _, _ in flat]
+    keys = set(counts[0]).intersection(*counts[1:]) if counts else set()
+    fits = []
+    for key in sorted(keys, key=repr):
+        ms = [c[key] for c in counts]
+        for d in (-1, 1):
+            for root in (False, True):
+                if all(_holds(a, bessel_factor(m, d, root) * e) for m, (_, a, e) in zip(ms, flat)):
+                    fits.append((key, d, root, tuple(ms)))
+    if len({(d, root, ms) for _, d, root, ms, in fits}) != 1:
+        return None  # none, or counts that disagree: no telling which
+    if len({key for key, _, _, _ in fits}) > 1:
+        return None
+    key, d, root, sizes = fits[0]
+    if len(set(sizes)) == 1:
+        c = bessel_factor(sizes[0], d, root)
+        if _factor_name(c) or _a_power_equals(cat, name, calls, [i for i, _, _ in flat], c):
+            return None
+    how, p, axis = key
+    return {"p": p, "how": how, "axis": axis, "d": d, "root": root}
+
+
+# -- a random stream re-seeded per step; a crash on array inputs -----------------------------------
+RANDOM = re.compile(r"rng|seed|random|generator|key", re.I)
+
+
+def repeated_slices(a: np.ndarray, e: np.ndarray) -> bool:
+    """Some axis of length 3 or more along which every slice of ``a`` is the same, where the
+    slices of ``e`` are not: the same draws repeated where fresh ones are expected."""
+    if a.shape != e.shape or a.size < 3 or not np.all(np.isfinite(a)):
+        return False
+    for axis, n in enumerate(a.shape):
+        if n < 3:
+            continue
+        first_a, first_e = np.take(a, [0], axis=axis), np.take(e, [0], axis=axis)
+        if np.all(a == first_a) and not np.allclose(e, first_e, rtol=1e-9, atol=1e-12, equal_nan=True):
+            return True
+    return False
+
+
+def _same_draws(cat, name, calls, bad) -> bool:
+    """A function that draws random numbers (an argument named like rng or seed) whose wrong
+    answers each repeat one slice along an axis of three or more (``repeated_slices``), on at
+    least one wrong call, every wrong call so."""
+    if not bad:
+        return False
+    args, _ = _arguments(cat, name, calls[bad[0][0]])
+    if not any(RANDOM.search(p) for p in args if not p.startswith("#")):
+        return False
+    for _, a, e in bad:
+        leaves = list(_leaves(a, e))
+        if not leaves or any(x is None for _, x, _ in leaves) or \
+                not any(repeated_slices(x, y) for _, x, y in leaves):
+            return False
+    return True
+
+
+def array_crash(cat, name: str, answered, raised, rtol, atol) -> Diagnosis | None:
+    """"Works for single numbers, fails for arrays": the calls ``raised`` (of ``name``, that
+    raised) each pass an array where the answered calls of ``name`` with only single numbers
+    are right (at least one of them). For a grader that records the calls that raised."""
+    def arrays(c) -> list:
+        args, _ = _arguments(cat, name, c)
+        return [p for p, x in args.items() if _numeric(x) is not None and np.ndim(x) >= 1]
+    raised = [c for c in raised if c.name == name]
+    scalar = [c for c in answered if c.name == name and not arrays(c)]
+    if not raised or not scalar or not all(arrays(c) for c in raised):
+        return None
+    for c in scalar:
+        e = cat.reference.call(c)
+        if e is _FAILED or not close(c.value, e, rtol, atol):
+            return None
+    common = set.intersection(*(set(arrays(c)) for c in raised))
+    return Diagnosis(Found.ARRAY_CRASH, name, {"p": sorted(common)[0]} if len(common) == 1 else {})
