@@ -1,0 +1,146 @@
+"""Generic mutants of the reference: one term of a sum left out, or its sign flipped.
+
+A student who drops a term, or adds it where it is subtracted, gives the answers of the reference
+with that one change. Each ``+`` and ``-`` of the reference function's own code is mutated in
+turn (the right operand dropped or its sign flipped, the left one likewise), and a mutant that
+gives the student's answers on every call of the test (within the test's tolerance and never
+looser than ``MATCH_RTOL``) is the diagnosis: "one term (involving `alpha`) is missing". The
+words name only the arguments the term involves, never the term's code or a value.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import textwrap
+import time
+
+from autograder.run.diagnose.catalogue import _FAILED, Variant
+from autograder.run.diagnose.compare import close
+
+MAX_MUTANTS = 64     # mutants tried per function
+BUDGET_S = 4.0       # seconds spent replaying them, per function and test
+CALL_S = 2.0         # one replayed call
+MATCH_RTOL, MATCH_ATOL = 1e-6, 1e-9  # a mutant matches no looser than this (the test's own if tighter)
+
+_CACHE: dict[int, tuple] = {}
+
+
+def _function_def(fn) -> ast.FunctionDef | None:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    node = tree.body[0] if tree.body else None
+    return node if isinstance(node, ast.FunctionDef) else None
+
+
+def _dependencies(fn_def: ast.FunctionDef) -> dict:
+    """{local name: the names its assignments read}, for tracing a term back to the arguments."""
+    deps: dict = {}
+    for node in ast.walk(fn_def):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        deps.setdefault(n.id, set()).update(read)
+    return deps
+
+
+def _involves(operand: ast.AST, params: list, deps: dict) -> list:
+    """The arguments a term reads, directly or through local names (a few steps back)."""
+    names = {n.id for n in ast.walk(operand) if isinstance(n, ast.Name)}
+    seen = set(names)
+    for _ in range(4):
+        more = set().union(*(deps.get(n, set()) for n in names)) - seen if names else set()
+        if not more:
+            break
+        seen |= more
+        names = more
+    return [p for p in params if p in seen]
+
+
+class _Mutate(ast.NodeTransformer):
+    def __init__(self, target: int, side: str, how: str):
+        self.target, self.side, self.how, self.count, self.operand = target, side, how, -1, None
+
+    def visit_BinOp(self, node):
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            self.count += 1
+            if self.count == self.target:
+                self.generic_visit(node)
+                return self._change(node)
+        self.generic_visit(node)
+        return node
+
+    def _change(self, node):
+        sub = isinstance(node.op, ast.Sub)
+        if self.side == "right":
+            self.operand = node.right
+            if self.how == "missing":
+                return node.left
+            return ast.BinOp(node.left, ast.Add() if sub else ast.Sub(), node.right)
+        self.operand = node.left
+        if self.how == "missing":
+            return ast.UnaryOp(ast.USub(), node.right) if sub else node.right
+        return ast.BinOp(ast.UnaryOp(ast.USub(), node.left), node.op, node.right)
+
+
+def mutants(reference: Variant, name: str) -> list:
+    """[(how, involves, Variant)]: the reference with one term of ``name`` dropped or flipped."""
+    fn = reference.ns.get(name)
+    key = id(fn)
+    if key in _CACHE and _CACHE[key][0] is fn:
+        return _CACHE[key][1]
+    out: list = []
+    _CACHE[key] = (fn, out)
+    fn_def = _function_def(fn) if callable(fn) else None
+    if fn_def is None:
+        return out
+    fn_def.decorator_list = []
+    params = [a.arg for a in fn_def.args.args + fn_def.args.kwonlyargs]
+    deps = _dependencies(fn_def)
+    count = sum(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)) for n in ast.walk(fn_def))
+    filename = getattr(getattr(fn, "__code__", None), "co_filename", "<mutant>")
+    for target in range(count):
+        for side in ("right", "left"):
+            for how in ("missing", "sign"):
+                if len(out) >= MAX_MUTANTS:
+                    return out
+                m = _Mutate(target, side, how)
+                tree = ast.fix_missing_locations(ast.Module([m.visit(copy.deepcopy(fn_def))], []))
+                if m.operand is None:
+                    continue
+                ns = dict(reference.ns)
+                try:
+                    exec(compile(tree, filename, "exec"), ns)  # noqa: S102 - the reference, one term changed
+                except Exception:  # noqa: BLE001
+                    continue
+                out.append((how, _involves(m.operand, params, deps), Variant(f"{name}:{target}{side}{how}", "", ns,
+                                                                              {name})))
+    return out
+
+
+def term_mutant(reference: Variant, name: str, calls, idx, rtol, atol, budget_s: float = BUDGET_S):
+    """(how, involves) of the one kind of mutant of ``name`` that gives the student's answers on
+    every call ``idx`` (the wrong ones first), or None: none, several that say different things,
+    or out of time."""
+    rt, at = max(min(rtol, MATCH_RTOL), 1e-12), max(min(atol, MATCH_ATOL), 1e-15)
+    deadline = time.monotonic() + budget_s
+    found = set()
+    for how, involves, v in mutants(reference, name):
+        if time.monotonic() > deadline:
+            return None
+        for i in idx:
+            answer = v.call(calls[i], limit=CALL_S)
+            if answer is _FAILED or not close(calls[i].value, answer, rt, at):
+                break
+        else:
+            found.add((how, tuple(involves)))
+    if len(found) != 1:
+        return None
+    how, involves = found.pop()
+    return how, list(involves)
