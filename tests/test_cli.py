@@ -57,3 +57,31 @@ def test_grade_cohort_keeps_its_outputs_when_the_gradebook_fails(tmp_path, capsy
                 "--gradebook", "sqlite:///gb.db"]) == 0          # reuses the record, grades nothing again
     assert (tmp_path / "gb.db").stat().st_size > 0
     assert "0 graded now, 1 already graded" in capsys.readouterr().out
+
+
+def test_a_typod_assignment_is_refused_before_the_engine_is_imported(tmp_path):
+    """`pdl grade-cohort subs --assignment ex2_3_isng`, as typed, in a process of its own: refused
+    in words with exit 2, the nearest id named, before grading, pages or nbgrader are imported (that
+    import took 7-11 s; benchmarks/cohort_speed.py prints the refusal's time)."""
+    import subprocess
+    import sys
+
+    subs = tmp_path / "subs"
+    (subs / "ada").mkdir(parents=True)
+    (subs / "ada" / f"{EXEMPLAR}.ipynb").write_bytes((EXAMPLES / "correct.ipynb").read_bytes())
+    code = ("import sys\nfrom autograder import cli\ncode = cli.main(sys.argv[1:])\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('autograder.cohort', 'autograder.run.grading', "
+            "'numpy', 'nbformat', 'nbgrader'))), file=sys.stderr)\nsys.exit(code)")
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-c", code, "grade-cohort", str(subs), "--assignment", "ex2_3_isng",
+                          "--out", str(out)], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert f"pdl: unknown assignment 'ex2_3_isng'; did you mean {EXEMPLAR}" in run.stderr
+    assert "Nothing was done." in run.stderr and "Traceback" not in run.stderr
+    assert run.stderr.strip().splitlines()[-1] == "[]", run.stderr[-2000:]
+    assert not out.exists()
+    missing = subprocess.run([sys.executable, "-m", "autograder.cli", "grade-cohort", str(tmp_path / "nowhere"),
+                              "--assignment", EXEMPLAR, "--out", str(out)],
+                             capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert missing.returncode == 2 and f"{tmp_path / 'nowhere'} does not exist" in missing.stderr
+    assert not out.exists()
