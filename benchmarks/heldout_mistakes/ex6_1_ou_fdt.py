@@ -76,3 +76,20 @@ def fdt_residual(C, R, dt, D):
     C = np.asarray(C, dtype=float)
     R = np.asarray(R, dtype=float)
     return 0.5 * D * R[1:-1] - (C[2:] - C[:-2]) / (2 * dt)
+
+
+# %% mistake: generator re-created at every step
+# function: simulate_ou
+# kind: reseed
+# truth: the noise increments z_i must be independent across steps; the code calls np.random.default_rng(rng) inside the time loop, so with an int seed every step replays the same draws (z_i identical for all i), and the paths are driven by a constant kick instead of white noise.
+def simulate_ou(k, D, dt, steps, n_paths, rng, x0=None):
+    x = np.empty((steps + 1, n_paths))
+    if x0 is None:
+        x[0] = np.random.default_rng(rng).normal(0.0, np.sqrt(D / (2 * k)), size=n_paths)
+    else:
+        x[0] = float(x0)
+    amp = np.sqrt(D * dt)
+    for i in range(steps):
+        z = np.random.default_rng(rng).standard_normal(n_paths)
+        x[i + 1] = x[i] - k * x[i] * dt + amp * z
+    return x

@@ -67,3 +67,19 @@ def self_consistent_point(f, fp, fpp, D, x0):
 # truth: eliminating the variance from f + f'' D / (-4 f') = 0 and multiplying by -4 f' gives G = 4 f f' - D f''; the code solves 4 f f' + D f'' = 0, which shifts x* the wrong way (its effective drift f + f'' s*/2 does not vanish).
 def self_consistent_point(f, fp, fpp, D, x0):
     return _hm_self_consistent(f, fp, fpp, D, x0, sign=-1.0, use_interval=True)
+
+
+# %% mistake: linearized variance D / (-f') and the mean shift built on it
+# function: linearized_variance
+# kind: upstream (linearized_variance)
+# truth: the OU variance with the correlator D delta is D / (2k) = D / (-2 f'(x0)); linearized_variance returns D / (-f'(x0)), twice too large (the D_diff convention), and mean_shift, correctly written as -f'' <dx^2> / (2 f') on top of it, inherits the factor 2.
+def linearized_variance(fprime, D):
+    fprime, D = np.asarray(fprime, dtype=float), np.asarray(D, dtype=float)
+    out = D / (-fprime)
+    return float(out) if out.ndim == 0 else out
+
+
+def mean_shift(f1, f2, D):
+    f1, f2 = np.asarray(f1, dtype=float), np.asarray(f2, dtype=float)
+    out = -f2 * np.asarray(linearized_variance(f1, D)) / (2 * f1)
+    return float(out) if out.ndim == 0 else out

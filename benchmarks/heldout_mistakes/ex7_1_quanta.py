@@ -82,3 +82,23 @@ def simulate_data_limited(n, alpha, tau, delta, seed):
     ks, counts = np.unique(g.zipf(s, size=int(n)), return_counts=True)
     learned = ks[counts > tau].astype(float)
     return float(delta * (1.0 - np.sum(learned ** -s) / special.zeta(s)))
+
+
+# %% mistake: Zipf frequencies k^-alpha, and the loss built on them
+# function: zipf_probs
+# kind: upstream (zipf_probs)
+# truth: with Zipf exponent alpha the frequencies fall as k^-(alpha+1); zipf_probs uses k^-alpha, and quanta_loss, correctly summing the tail of zipf_probs for finite N, inherits the too-flat frequencies.
+def zipf_probs(n_quanta, alpha):
+    w = np.arange(1.0, n_quanta + 1.0) ** -alpha
+    return w / w.sum()
+
+
+def quanta_loss(m, alpha, delta, n_quanta):
+    s = alpha + 1.0
+    if n_quanta is None:
+        out = delta * special.zeta(s, np.asarray(m, dtype=float) + 1.0) / special.zeta(s)
+        return float(out) if np.ndim(out) == 0 else out
+    p = zipf_probs(n_quanta, alpha)
+    tails = np.concatenate([np.cumsum(p[::-1])[::-1], [0.0]])
+    out = delta * tails[np.asarray(m, dtype=int)]
+    return float(out) if np.ndim(out) == 0 else out
