@@ -628,3 +628,18 @@ def test_a_known_mistake_needs_evidence_where_a_value_is_finite():
     from autograder.run.diagnose import _shows
     assert not _shows(np.array([np.nan, 1.0]), np.array([np.inf, 1.0]), 1e-9, 1e-12)
     assert _shows(np.array([np.nan, 1.0]), np.array([0.5, 1.0]), 1e-9, 1e-12)
+
+
+def test_a_crash_on_arrays_is_told_by_a_counterfactual_call():
+    """A function that raises on an array of inputs and is right on single numbers: the grader
+    calls it again on single entries of the array that raised (issue 35)."""
+    src = load(EXEMPLAR)
+    code = "import math\n\ndef generalization_error(R):\n    return math.acos(R) / math.pi\n"
+    results, _ = grade_code(EXEMPLAR, module_text(src) + "\n\n" + code)
+    told = [r.diagnosis for r in results if not r.passed and "generalization_error" in r.diagnosis]
+    assert told and all("works for single numbers but fails when `R` is an array" in t for t in told), \
+        [(r.name, r.message, r.diagnosis) for r in results if not r.passed]
+    # wrong on single numbers too: no such claim
+    code = "import math\n\ndef generalization_error(R):\n    return math.acos(R) / 3.0\n"
+    results, _ = grade_code(EXEMPLAR, module_text(src) + "\n\n" + code)
+    assert not any("works for single numbers" in r.diagnosis for r in results)

@@ -20,7 +20,7 @@ from autograder.run.carry import plain
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue
 from autograder.run.diagnose.leaks import numbers_of
 from autograder.run.grading import Ledger, run_hidden_tests
-from autograder.run.testing import LocalStudent
+from autograder.run.testing import LocalStudent, StudentError
 
 CALL_LIMIT_S = 20
 
@@ -230,7 +230,11 @@ class RecordingStudent(LocalStudent):
 
         def recorded(*args, **kwargs):
             ledger.trace.call(name)
-            value = call(*args, **kwargs)
+            try:
+                value = call(*args, **kwargs)
+            except StudentError:
+                ledger.raised.append((name, args, kwargs))  # for the diagnosis of a crash on arrays
+                raise
             ledger.trace.answer(name, value)
             ledger.call_log.append((name, args, kwargs, value))
             self.history.append((_current_test(), Call(name, args, kwargs, value)))

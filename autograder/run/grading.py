@@ -103,14 +103,17 @@ class Ledger:
     (name, args, kwargs, value)); the calls, for charging a failure to the function that failed
     (``trace``); what the student's functions returned, by id (kept alive, so no id is reused: an
     input that carries one is never replayed through the reference); whether an answer was large
-    (the collector then frees it at once)."""
+    (the collector then frees it at once); the calls that raised (``raised``: (name, args, kwargs)),
+    for the diagnosis of a function that fails on arrays only."""
     call_log: list = field(default_factory=list)
+    raised: list = field(default_factory=list)
     trace: carry.Trace = field(default_factory=carry.Trace)
     returned: dict[int, object] = field(default_factory=dict)
     large_answers: bool = False
 
     def new_test(self) -> None:
         self.call_log.clear()
+        self.raised.clear()
         self.returned.clear()
         self.trace.clear()
 
@@ -322,6 +325,8 @@ class SandboxStudent:
                 if not supplied:
                     ledger.call_log.append((name, args, kwargs, value))
                 return value
+            if not supplied:
+                ledger.raised.append((name, args, kwargs))
             error = StudentError(protocol.short(str(status), 40), protocol.short(answer.get("message", status)), name)
             origin = answer.get("origin")
             error.origin = origin if isinstance(origin, str) and origin.isidentifier() and len(origin) < 100 else ""
@@ -538,8 +543,10 @@ class _Collector:
     def _diagnosis(self, excinfo) -> tuple[list[Diagnosis], str]:
         """(diagnoses, note for the TA) of a failed test; only for wrong answers, not for a
         function that could not answer (its message says why)."""
-        if not self.diagnose or excinfo is None or isinstance(excinfo.value, StudentError):
+        if not self.diagnose or excinfo is None:
             return [], ""
+        if isinstance(excinfo.value, StudentError):  # it could not answer: only a crash on arrays is told
+            return self._crash_diagnosis(excinfo.value), ""
 
         left = diagnose.GRADE_BUDGET_S - self._spent
         if left <= 0:
@@ -555,6 +562,25 @@ class _Collector:
             self._spent += time.monotonic() - start
             if self.ledger is not None:
                 self.ledger.call_log.clear()
+
+    def _crash_diagnosis(self, exc: StudentError) -> list[Diagnosis]:
+        """"Works for single numbers, fails for arrays" for a function that raised on a call with
+        array inputs (``diagnose.arrays_only``: its answers at single entries tried), within the
+        submission's budget for diagnoses; [] otherwise."""
+        ledger = self.ledger
+        raised = [r for r in (ledger.raised if ledger is not None else []) if r[0] == exc.function]
+        if exc.kind != "error" or not raised or diagnose.GRADE_BUDGET_S - self._spent <= 0:
+            return []
+        start = time.monotonic()
+        try:
+            return diagnose.arrays_only(self.assignment, self.student, raised[-1], self._tolerances)
+        except Exception:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
+            return []
+        finally:
+            self._spent += time.monotonic() - start
+            if ledger is not None:
+                ledger.call_log.clear()
+                ledger.raised.clear()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):

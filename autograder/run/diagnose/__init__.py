@@ -42,14 +42,15 @@ diagnosis off.
 
 from __future__ import annotations
 
+import inspect
 import time
 
 import numpy as np
 
 from autograder.run import settings
-from autograder.run.diagnose.catalogue import _FAILED, Variant, as_calls, catalogue
+from autograder.run.diagnose.catalogue import _FAILED, Call, Variant, as_calls, catalogue
 from autograder.run.diagnose.compare import _leaves, close, tolerance
-from autograder.run.diagnose.generic import generic
+from autograder.run.diagnose.generic import _numeric, array_crash, generic
 from autograder.run.diagnosis import Diagnosis, Found
 
 ENV = "PDL_DIAGNOSE"
@@ -187,3 +188,53 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
     return out
 
 
+
+
+MAX_ENTRIES = 3  # entries of an array input tried one at a time, for a crash on arrays
+
+
+def arrays_only(assignment: str, student, raised, tolerances=()) -> list[Diagnosis]:
+    """"Works for single numbers, fails for arrays" (``Found.ARRAY_CRASH``), from one call that
+    raised (``raised``: (name, args, kwargs)) and a counterfactual: the same call made again with
+    each array argument replaced by one of its entries (at most ``MAX_ENTRIES``), where the
+    reference answers elementwise (its answer has that argument's shape, and its answer at an
+    entry is its answer's entry). The claim needs the student's function to answer each such call
+    and to be right there; [] otherwise. ``student``: the proxy of the student's functions (the
+    calls go to her process, with entries of inputs the test already sent)."""
+    name, args, kwargs = raised
+    cat = catalogue(assignment)
+    rtol, atol = tolerance(tolerances)
+    expected = cat.reference.call(Call(name, tuple(args), dict(kwargs), None))
+    e = _numeric(expected) if expected is not _FAILED else None
+    if e is None or e.ndim < 1 or e.size < 1:
+        return []
+    fn = cat.reference.ns.get(name)
+    try:
+        sig = inspect.signature(fn) if callable(fn) else None
+        bound = sig.bind(*args, **kwargs) if sig is not None else None
+    except (TypeError, ValueError):
+        return []
+    if sig is None or bound is None:
+        return []
+    along = [p for p, x in bound.arguments.items() if (a := _numeric(x)) is not None and a.ndim >= 1
+             and a.shape == e.shape]
+    if not along:
+        return []
+    flat = e.ravel()
+    answered = []
+    for j in sorted({0, flat.size // 2, flat.size - 1})[:MAX_ENTRIES]:
+        one = dict(bound.arguments)
+        for p in along:
+            one[p] = np.asarray(one[p]).ravel()[j].item()
+        moved = inspect.BoundArguments(sig, one)
+        call = Call(name, moved.args, moved.kwargs, None)
+        want = cat.reference.call(call)
+        if want is _FAILED or not close(want, flat[j], rtol, atol):
+            return []  # not elementwise in these arguments: no telling
+        try:
+            got = getattr(student, name)(*moved.args, **moved.kwargs)
+        except Exception:  # noqa: BLE001 - it fails on single numbers too: another mistake
+            return []
+        answered.append(Call(name, moved.args, moved.kwargs, got))
+    d = array_crash(cat, name, answered, [Call(name, tuple(args), dict(kwargs), None)], rtol, atol)
+    return [d] if d is not None else []

@@ -863,18 +863,21 @@ def _same_draws(cat, name, calls, bad) -> bool:
 
 def array_crash(cat, name: str, answered, raised, rtol, atol) -> Diagnosis | None:
     """"Works for single numbers, fails for arrays": the calls ``raised`` (of ``name``, that
-    raised) each pass an array where the answered calls of ``name`` with only single numbers
-    are right (at least one of them). For a grader that records the calls that raised."""
-    def arrays(c) -> list:
+    raised) each pass an array in the arguments ``p`` where the answered calls of ``name`` that
+    pass a single number in each of them are right (at least one such call, every one right).
+    For a grader that records the calls that raised (``diagnose.arrays_only``)."""
+    def arrays(c) -> set:
         args, _ = _arguments(cat, name, c)
-        return [p for p, x in args.items() if _numeric(x) is not None and np.ndim(x) >= 1]
+        return {p for p, x in args.items() if _numeric(x) is not None and np.ndim(x) >= 1}
     raised = [c for c in raised if c.name == name]
-    scalar = [c for c in answered if c.name == name and not arrays(c)]
-    if not raised or not scalar or not all(arrays(c) for c in raised):
+    if not raised or not all(arrays(c) for c in raised):
+        return None
+    common = set.intersection(*(arrays(c) for c in raised))
+    scalar = [c for c in answered if c.name == name and common and not (arrays(c) & common)]
+    if not common or not scalar:
         return None
     for c in scalar:
         e = cat.reference.call(c)
         if e is _FAILED or not close(c.value, e, rtol, atol):
             return None
-    common = set.intersection(*(set(arrays(c)) for c in raised))
     return Diagnosis(Found.ARRAY_CRASH, name, {"p": sorted(common)[0]} if len(common) == 1 else {})
