@@ -17,6 +17,16 @@ MEMORY_MB = 4096     # address-space limit of the student's process
 # Error carried forward (autograder/run/carry.py): a failing test whose answers follow from the
 # student's own wrong answers elsewhere keeps its points, with a note (PDL_CARRY_FORWARD=0: off).
 CARRY_FORWARD = True
+# Hints that lead, then tell (autograder/run/diagnosis.py, `tells`): where a failing hidden test
+# matches a known mistake, the student first reads where and what (the function, the symptom: "too
+# large on every input", "off by a factor 1/2"), never the rule or the formula; the mistake's
+# catalogued hint (its rule text) is shown
+#   "tell-after-publication": in what she reads after grades are published (Gradescope's hidden-test
+#                             results; the cohort's feedback pages written with PDL_PUBLISHED=1);
+#   "tell-on-resubmission":   from her third submission on (a second resubmission; Gradescope's
+#                             previous submissions);
+#   "lead":                   never (the TA's views, `pdl grade` and the cohort report, always show it).
+HINTS = "tell-after-publication"
 
 # Deadlines, for `pdl grade-cohort`: a submission whose time (Gradescope's :created_at, nbgrader's
 # timestamp.txt) is after its assignment's deadline is flagged late in grades.csv, the report and

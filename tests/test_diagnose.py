@@ -354,9 +354,12 @@ def test_a_known_mistake_is_named_alone_where_a_generic_diagnosis_also_holds(mon
     cat.variants, cat.combined = (lambda: [doubled]), (lambda pair: None)
     monkeypatch.setattr(diagnose, "catalogue", lambda assignment: cat)
     log = [("f", args, kwargs, 2 * ref_f(*args, **kwargs)) for args, kwargs in X]
-    named = Diagnosis(Found.KNOWN, params={"hints": ["Your f doubles the answer."]})
-    assert diagnose.diagnose("made_up", log) == [named]
-    assert words(diagnose.diagnose("made_up", log)) == KNOWN + "Your f doubles the answer."
+    (named,) = diagnose.diagnose("made_up", log)
+    assert named.kind is Found.KNOWN and named.hints == ["Your f doubles the answer."] and named.function == "f"
+    assert words([named]) == KNOWN + "Your f doubles the answer."
+    # what a student reads first (issue 35): the place and the symptom, here the factor that holds
+    assert named.params["lead"] == Diagnosis(Found.FACTOR, "f", {"factor": "2"}).to_dict()
+    assert words([named], tell=False) == words([Diagnosis(Found.FACTOR, "f", {"factor": "2"})])
     cat.variants = lambda: []
     assert diagnose.diagnose("made_up", log) == [Diagnosis(Found.FACTOR, "f", {"factor": "2"})]
     assert "same factor 2 on every input" in words(diagnose.diagnose("made_up", log))

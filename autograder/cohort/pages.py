@@ -35,7 +35,8 @@ from autograder.cohort.found import mistakes_found
 from autograder.cohort.handscores import HandScores
 from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import load
-from autograder.run import carry
+from autograder.run import carry, settings
+from autograder.run.diagnosis import tells
 from autograder.run.grading import release_questions
 from autograder.run.record import Answer, Kind, TestResult
 
@@ -211,8 +212,9 @@ def mistake_groups(rec: Record) -> list[dict]:
     several tests is said once; a test credited by carrying an error forward names it too.
     [{"what", "tests", "credited"}] in the order the tests ran."""
     groups: dict[str, dict] = {}
+    tell = _tell()
     for t in rec.tests or []:
-        what = t.diagnosis
+        what = t.hint(tell)
         credit = str(t.carried_forward or "")
         if not what and not credit:
             continue
@@ -223,8 +225,15 @@ def mistake_groups(rec: Record) -> list[dict]:
     return list(groups.values())
 
 
+def _tell() -> bool:
+    """Whether the feedback pages tell a known mistake's rule text or lead to it
+    (``course_config.HINTS``; ``PDL_PUBLISHED=1``: the pages are written for after publication)."""
+    now = settings.current()
+    return tells(now.hints, published=now.published)
+
+
 def _group_of(groups: list[dict], t: TestResult) -> int:
-    key = t.diagnosis or str(t.carried_forward or "")
+    key = t.hint(_tell()) or str(t.carried_forward or "")
     return next((k for k, g in enumerate(groups) if g["what"] == key), -1)
 
 

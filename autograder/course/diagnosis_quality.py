@@ -352,6 +352,10 @@ def judge(diagnoses: list[Diagnosis], hint: str, mode: str, calls: list[Call], r
           tol: tuple[float, float] = (DEFAULT_RTOL, DEFAULT_ATOL)) -> tuple[bool, str]:
     """(right?, why not) for the diagnoses of one test of a cell whose own mistake has ``hint``."""
     named = hints_of(diagnoses)
+    for d in diagnoses:  # a known mistake's lead (what a student reads first) makes a generic claim: it must hold
+        lead = d.params.get("lead") if d.kind in (Found.KNOWN, Found.TOGETHER) else None
+        if lead and not claim_holds(Diagnosis.from_dict(lead), calls, reference, *tol):
+            return False, f"false claim in a known mistake's lead: {sentence(Diagnosis.from_dict(lead))}"
     if named:
         if mode == "normal" and set(named) == {hint}:
             return True, ""

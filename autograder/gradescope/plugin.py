@@ -110,6 +110,16 @@ def _grade_unreadable(ag: str, path: Path, assignment: str) -> None:
     _write_results(ag, data)
 
 
+def previous_submissions(ag: str) -> int:
+    """How many submissions the student made before this one (Gradescope's
+    ``submission_metadata.json``, ``previous_submissions``); 0 where it cannot be read."""
+    try:
+        data = json.loads(Path(ag, "submission_metadata.json").read_text())
+        return len(data.get("previous_submissions") or []) if isinstance(data, dict) else 0
+    except (OSError, ValueError, TypeError):
+        return 0
+
+
 def _write_results(ag: str, data: dict) -> None:
     Path(ag, "results").mkdir(exist_ok=True)
     Path(ag, "results", "results.json").write_text(json.dumps(data, indent=2))
@@ -159,6 +169,7 @@ class PdlGrading(AbstractOtterPlugin):
     def after_grading(self, otter_results):
 
         data = results(self.report or GradeReport("", "", errors=["the submission was not graded"],
-                                                  public_notes=["the submission was not graded"]))
+                                                  public_notes=["the submission was not graded"]),
+                       resubmissions=previous_submissions(Settings.load().autograder_dir))
         # otter writes results.json from this method; ours replaces its (empty) verdict
         otter_results.to_gradescope_dict = lambda ag_config: data

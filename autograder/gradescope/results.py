@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import re
 
+from autograder.run import settings
 from autograder.run.carry import RULE
+from autograder.run.diagnosis import tells
 from autograder.run.record import GradeReport
 
 
-def results(report: GradeReport | dict) -> dict:
+def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
     """Gradescope's results.json from a pdl report (a ``GradeReport``, or its ``to_dict()``).
 
     Students see, before the deadline, the public checks (pass/fail and their message) and the
@@ -17,8 +19,14 @@ def results(report: GradeReport | dict) -> dict:
     computed before a hidden input reached the student's process, so neither can carry one); the
     hidden tests, later notes and the score become visible when the instructor publishes grades
     (``after_published``). No line claims a test passed that did not run.
+
+    A hidden test's diagnosis tells a known mistake's rule text, or leads to it (the place and
+    the symptom), as ``course_config.HINTS`` says (``diagnosis.tells``): its results are read
+    after publication; ``resubmissions``: how many submissions the student made before this one
+    (Gradescope's ``previous_submissions``).
     """
     r = report if isinstance(report, GradeReport) else GradeReport.from_dict(report)
+    tell = tells(settings.current().hints, published=True, resubmissions=resubmissions)
     tests = []
     for description, passed, message in r.checks:
         tests.append({"name": f"Public check: {description}", "status": "passed" if passed else "failed",
@@ -35,7 +43,7 @@ def results(report: GradeReport | dict) -> dict:
         tests.append({"name": "Notes from the grader (while grading)", "visibility": "after_published",
                       "output": "\n".join(later)})
     for t in r.tests:
-        output = "\n".join(x for x in (t.message, t.carried_forward, t.diagnosis) if x)  # words, at the edge
+        output = "\n".join(x for x in (t.message, t.carried_forward, t.hint(tell)) if x)  # words, at the edge
         tests.append({"name": t.name, "score": t.points, "max_score": t.max_points,
                       "status": "passed" if t.passed else "failed",
                       "output": output, "visibility": "after_published"})

@@ -99,10 +99,57 @@ def monomial(powers: dict) -> str:
     return f"{top}/{den[0]}" if len(den) == 1 else f"{top}/({'·'.join(den)})"
 
 
-def sentence(d: Diagnosis) -> str:
-    """The sentence a student reads for one diagnosis."""
+SYMPTOMS = {  # how a known mistake's answers differ from the expected ones, in a lead
+    "larger": "too large in magnitude",
+    "smaller": "too small in magnitude",
+    "sign": "of the wrong sign",
+    "nonfinite": "nan or inf where finite values are expected",
+    "shape": "not of the expected shape or structure",
+    "differs": "not the expected values",
+}
+
+
+def tells(mode: str, *, published: bool, resubmissions: int = 0) -> bool:
+    """Whether a student reads a known mistake's rule text (its catalogued hint), or only its
+    lead (the place and the symptom): the one place that decides (``course_config.HINTS``,
+    ``settings.HINT_MODES``). ``published``: she reads it after grades are published;
+    ``resubmissions``: how many submissions she made before this one."""
+    if mode == "tell-after-publication":
+        return published
+    if mode == "tell-on-resubmission":
+        return resubmissions >= 2
+    return False  # "lead"
+
+
+def lead(d: Diagnosis) -> str:
+    """What a student reads first for a known mistake (``KNOWN``, ``TOGETHER``): where it shows
+    and what the answers do there, never the rule or a formula (nor a value)."""
+    q = d.params
+    if q.get("lead"):  # a generic diagnosis of the same function that holds: the symptom in its words
+        return sentence(Diagnosis.from_dict(q["lead"]))
+    functions = [str(f) for f in q.get("functions") or ([d.function] if d.function else [])]
+    if d.kind is Found.TOGETHER and len(functions) > 1:
+        both = " and ".join(f"`{f}`" for f in functions)
+        return (f"{both} both answer wrongly on this test, in a way that two mistakes made together "
+                "explain: compare each step of each with the notes.")
+    if not functions:
+        return ("The answers on this test show a mistake others have made too: compare each step "
+                "of the functions this test calls with the notes.")
+    f = functions[0]
+    symptom = SYMPTOMS.get(str(q.get("symptom")), SYMPTOMS["differs"])
+    count = (f" on {q['wrong']} of the {q['calls']} calls of this test" if q.get("wrong") and q.get("calls")
+             else " on this test")
+    return (f"{f} is wrong{count}: its answers there are {symptom}. Compare each step of {f} with "
+            "the notes (a mistake others have made too).")
+
+
+def sentence(d: Diagnosis, tell: bool = True) -> str:
+    """The sentence a student reads for one diagnosis; for a known mistake its rule text
+    (``tell``) or its lead (``lead``)."""
     f, q = d.function, d.params
     k = d.kind
+    if k in (Found.KNOWN, Found.TOGETHER) and not tell:
+        return lead(d)
     if k is Found.KNOWN:
         return KNOWN + " Or this one: ".join(d.hints)
     if k is Found.TOGETHER:
@@ -195,9 +242,10 @@ def sentence(d: Diagnosis) -> str:
     raise ValueError(f"no words for a diagnosis of kind {k}")
 
 
-def words(diagnoses) -> str:
-    """What a student reads for a test's diagnoses: their sentences, in order ("" for none)."""
-    return " ".join(sentence(d) for d in diagnoses)
+def words(diagnoses, tell: bool = True) -> str:
+    """What a student reads for a test's diagnoses: their sentences, in order ("" for none); a
+    known mistake told (its rule text) or led to (``tell``: decided by ``tells``)."""
+    return " ".join(sentence(d, tell) for d in diagnoses)
 
 
 def hints_of(diagnoses) -> list[str]:

@@ -100,6 +100,11 @@ class TestResult:
         """The diagnoses in the words a student reads ("" for none)."""
         return words(self.diagnoses)
 
+    def hint(self, tell: bool) -> str:
+        """The diagnoses in the words a student reads where a known mistake is told (its rule
+        text) or only led to (``tell``; decided by ``diagnosis.tells``)."""
+        return words(self.diagnoses, tell)
+
     @property
     def named_hints(self) -> list[str]:
         """The catalogued mistakes the diagnoses name (their hints)."""

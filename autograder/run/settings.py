@@ -18,6 +18,8 @@ Every environment variable the engine reads:
 | `PDL_WARM` | `warm` | `1` | `0`: every student process starts cold (no warm template) |
 | `PDL_DIAGNOSE` | `diagnose` | `1` | `0`: no diagnosis of failing tests |
 | `PDL_CARRY_FORWARD` | `carry_forward` | `course_config.CARRY_FORWARD` (on) | `0`: no error carried forward |
+| `PDL_HINTS` | `hints` | `course_config.HINTS` | when a student reads a known mistake's rule text |
+| `PDL_PUBLISHED` | `published` | `0` | `1`: feedback pages written for after publication |
 | `PDL_CHROMIUM` | `chromium` | found on `PATH` | the browser for page screenshots |
 | `PDL_AUTOGRADER_DIR` | `autograder_dir` | `/autograder` | the Gradescope zip's folder |
 | `PDL_COURSE_DIR` | (`autograder.COURSE_DIR`) | the checkout | the course an installed engine grades (read at import) |
@@ -36,6 +38,9 @@ GRADER_SLACK_S = 120.0     # the grader's own work on one submission, beyond the
 WALL_FACTOR = 4.0          # wall clock per second of a student's time limit (which counts CPU time)
 WALL_SLACK_S = 10.0        # and this much more (a start, a short limit on a busy host)
 _OFF = ("0", "false", "no", "off")
+# When a student reads the rule text of a known mistake (its catalogued hint); before that, and
+# always for "lead", she reads the lead: the place and the symptom (``run.diagnosis.tells``).
+HINT_MODES = ("lead", "tell-after-publication", "tell-on-resubmission")
 
 
 def _flag(name: str, default: bool) -> bool:
@@ -53,6 +58,13 @@ def _wall_factor() -> float:
     if not factor >= 1:  # NaN included
         raise ValueError(f"PDL_WALL_FACTOR must be a number >= 1, not {os.environ.get('PDL_WALL_FACTOR')!r}")
     return factor
+
+
+def _hint_mode() -> str:
+    mode = (os.environ.get("PDL_HINTS") or "").strip() or str(getattr(course_config, "HINTS", HINT_MODES[1]))
+    if mode not in HINT_MODES:
+        raise ValueError(f"HINTS (course_config) or PDL_HINTS must be one of {', '.join(HINT_MODES)}, not {mode!r}")
+    return mode
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,8 @@ class Settings:
     warm: bool = True
     diagnose: bool = True
     carry_forward: bool = True
+    hints: str = "tell-after-publication"  # one of HINT_MODES
+    published: bool = False         # grades are published (the cohort's feedback pages are written for then)
     chromium: str | None = None
     autograder_dir: str = "/autograder"
 
@@ -109,6 +123,8 @@ class Settings:
                    warm=_flag("PDL_WARM", True),
                    diagnose=_flag("PDL_DIAGNOSE", True),
                    carry_forward=_flag("PDL_CARRY_FORWARD", bool(getattr(course_config, "CARRY_FORWARD", True))),
+                   hints=_hint_mode(),
+                   published=_flag("PDL_PUBLISHED", False),
                    chromium=os.environ.get("PDL_CHROMIUM") or None,
                    autograder_dir=os.environ.get("PDL_AUTOGRADER_DIR") or "/autograder")
 

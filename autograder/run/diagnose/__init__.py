@@ -50,7 +50,7 @@ import numpy as np
 from autograder.run import settings
 from autograder.run.diagnose.catalogue import _FAILED, Call, Variant, as_calls, catalogue
 from autograder.run.diagnose.compare import _leaves, close, tolerance
-from autograder.run.diagnose.generic import _numeric, array_crash, generic
+from autograder.run.diagnose.generic import _function_diagnosis, _numeric, array_crash, generic
 from autograder.run.diagnosis import Diagnosis, Found
 
 ENV = "PDL_DIAGNOSE"
@@ -162,14 +162,18 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
                 return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions())
         found.extend(k for k in hits if k not in found)
         if hits:
-            return [Diagnosis(Found.KNOWN, params={"hints": [cat.variants()[k].hint for k in hits]})]
+            hints = [cat.variants()[k].hint for k in hits]
+            lead = _lead(cat, calls, ref, rtol, atol, _defined(cat, hits), deadline)
+            return [Diagnosis(Found.KNOWN, lead.get("functions", [""])[0], {"hints": hints, **lead})]
         pairs = [(a, b) for n, a in enumerate(known) for b in known[n + 1:]]
         for pair in pairs:
             if time.monotonic() > deadline:
                 return []
             both = cat.combined(pair)
             if both is not None and _matches(both, calls, ref, rtol, atol, True, seen_wrong, cat.reference):
-                return [Diagnosis(Found.TOGETHER, params={"hints": [cat.variants()[k].hint for k in pair]})]
+                lead = _lead(cat, calls, ref, rtol, atol, _defined(cat, pair), deadline, symptom=False)
+                return [Diagnosis(Found.TOGETHER, lead.get("functions", [""])[0],
+                                  {"hints": [cat.variants()[k].hint for k in pair], **lead})]
         if time.monotonic() > deadline:
             return []
         return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions())
@@ -188,6 +192,65 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
     return out
 
 
+
+
+def _defined(cat, ks) -> set:
+    """The functions the catalogue's mistakes ``ks`` redefine."""
+    return set().union(*(getattr(cat.variants()[k], "defined", set()) for k in ks))
+
+
+def _symptom(pairs, rtol, atol) -> str:
+    """How the answers ``pairs`` [(answer, expected)] differ where they are wrong: a key of
+    ``diagnosis.SYMPTOMS`` (too large or too small in magnitude, the wrong sign on every wrong
+    entry; nan or inf; another shape), "differs" otherwise."""
+    leaves = [(a, e) for x, y in pairs for _, a, e in _leaves(x, y)]
+    if any(a is None or np.shape(a) != np.shape(e) for a, e in leaves):
+        return "shape"
+    if not leaves:
+        return "differs"
+    a = np.concatenate([np.ravel(x) for x, _ in leaves]).astype(float)
+    e = np.concatenate([np.ravel(y) for _, y in leaves]).astype(float)
+    if np.any(~np.isfinite(a) & np.isfinite(e)):
+        return "nonfinite"
+    with np.errstate(all="ignore"):
+        off = ~(np.abs(a - e) <= atol + rtol * np.abs(e)) & np.isfinite(a) & np.isfinite(e)
+    a, e = a[off], e[off]
+    if not a.size:
+        return "differs"
+    if np.all(a * e < 0):
+        return "sign"
+    if np.all(np.abs(a) > np.abs(e)):
+        return "larger"
+    if np.all(np.abs(a) < np.abs(e)):
+        return "smaller"
+    return "differs"
+
+
+def _lead(cat, calls, ref, rtol, atol, defined: set, deadline: float, symptom: bool = True) -> dict:
+    """The lead of a known mistake (``diagnosis.lead``): the functions it shows on (those of
+    ``defined`` that answered wrongly on this test, in the order called; else every function that
+    did), and for the first one how many of its calls are wrong, the symptom there, and a generic
+    diagnosis of it that holds (``lead``: its data), where there is one within ``deadline``."""
+    wrong = [i for i, c in enumerate(calls) if ref(i) is not _FAILED and _shows(c.value, ref(i), rtol, atol)]
+    names = list(dict.fromkeys(calls[i].name for i in wrong if calls[i].name in defined)) or \
+        list(dict.fromkeys(calls[i].name for i in wrong))
+    if not names:
+        return {}
+    out: dict = {"functions": names}
+    if not symptom:
+        return out
+    f = names[0]
+    mine = [i for i, c in enumerate(calls) if c.name == f and ref(i) is not _FAILED]
+    bad = [i for i in mine if i in wrong]
+    out.update(symptom=_symptom([(calls[i].value, ref(i)) for i in bad], rtol, atol), wrong=len(bad), calls=len(mine))
+    if time.monotonic() < deadline:
+        try:
+            d = _function_diagnosis(cat, f, calls, mine, ref, rtol, atol)
+        except Exception:  # noqa: BLE001 - a lead without a generic diagnosis
+            d = None
+        if d is not None:
+            out["lead"] = d.to_dict()
+    return out
 
 
 MAX_ENTRIES = 3  # entries of an array input tried one at a time, for a crash on arrays
