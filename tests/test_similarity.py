@@ -259,3 +259,146 @@ def test_a_zip_cohorts_code_is_compared(tmp_path, monkeypatch, capsys):
     assert "code not read" not in (out / "similarity.html").read_text()
     assert list(scratch.iterdir()) == []  # the extraction is removed once the outputs are written
     assert "3 submissions: 3 graded now" in capsys.readouterr().out
+
+
+# -- the index finds what comparing every pair finds (issue 37, item 4) -------------------------
+def _all_pairs_code(codes, template):
+    """code_pairs as it was before the index: copydetect's compare_files on every pair."""
+    cd = similarity._copydetect()
+    boiler = similarity._boilerplate([template], similarity.CODE_K, code=True)
+    prints = {s: similarity._fingerprint(c, similarity.CODE_K, boiler, code=True) for s, c in codes.items()}
+    prints = {s: fp for s, fp in prints.items() if fp.hashes}
+    names, pairs = sorted(prints), []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if not prints[a].hashes & prints[b].hashes:
+                continue
+            shared, (share_a, share_b), (slices_a, slices_b) = cd.compare_files(prints[a], prints[b])
+            if shared:
+                score = max(float(share_a), float(share_b))
+                pairs.append(("code", a, b, "", score, float(share_a), float(share_b), int(shared),
+                              bool(score >= similarity.CODE_FLAG_SHARE and shared >= similarity.CODE_MIN_SHARED),
+                              (similarity._marked(prints[a].raw_code, slices_a),
+                               similarity._marked(prints[b].raw_code, slices_b))))
+    return pairs
+
+
+def _all_pairs_written(results):
+    """written_pairs as it was before the index: every pair of answers to a question."""
+    cd = similarity._copydetect()
+    prompts = questions_of(EXEMPLAR)
+    by_question = {}
+    for rec in results:
+        for m in rec.manual or []:
+            text = similarity._normal(m.text)
+            if similarity.answer_state(m) == "yes" and len(text) >= similarity.WRITTEN_MIN_CHARS:
+                by_question.setdefault(str(m.question), {})[rec.student] = (text, str(m.text))
+    pairs = []
+    for question, answers in sorted(by_question.items()):
+        boiler = similarity._boilerplate([similarity._normal(prompts.get(question, ("", ""))[0])],
+                                         similarity.WRITTEN_K, code=False)
+        prints = {s: similarity._fingerprint(t, similarity.WRITTEN_K, boiler, code=False)
+                  for s, (t, _) in answers.items()}
+        names = sorted(prints)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                if answers[a][0] == answers[b][0]:
+                    shared, share_a, share_b = len(answers[a][0]), 1.0, 1.0
+                elif prints[a].hashes & prints[b].hashes:
+                    shared, (share_a, share_b), _ = cd.compare_files(prints[a], prints[b])
+                else:
+                    continue
+                if max(float(share_a), float(share_b)) < 0.5:
+                    continue
+                low = min(float(share_a), float(share_b))
+                pairs.append(("written", a, b, question, low, float(share_a), float(share_b), int(shared),
+                              bool(low >= similarity.WRITTEN_FLAG_SHARE),
+                              (similarity.markup.render(answers[a][1]), similarity.markup.render(answers[b][1]))))
+    return pairs
+
+
+def _all_pairs_behaviour(results):
+    limit = max(2, int(similarity.RARE * len(results)))
+    wrong = {r.student: similarity.wrong_tests(r) for r in results}
+    mistakes = {r.student: similarity.known_mistakes(r) for r in results}
+    sets, made = {}, {}
+    for w in wrong.values():
+        if w:
+            sets[w] = sets.get(w, 0) + 1
+    for ms in mistakes.values():
+        for m in ms:
+            made[m] = made.get(m, 0) + 1
+    names, pairs = sorted(wrong), []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            same = bool(wrong[a]) and wrong[a] == wrong[b] and sets[wrong[a]] <= limit
+            rare = sorted(m for m in mistakes[a] & mistakes[b] if made[m] <= limit)
+            if same or rare:
+                pairs.append(("behaviour", a, b, "", len(rare) + same, 0.0, 0.0, len(rare), same and bool(rare),
+                              (similarity._behaviour_side(wrong[a], wrong[b], rare),
+                               similarity._behaviour_side(wrong[b], wrong[a], rare))))
+    return pairs
+
+
+def _generated_cohort(n=60, seed=37):
+    """``n`` students: the exemplar's correct, renamed, alternative, partial and untouched code with
+    graded cells mixed between them and lines dropped or repeated at random (some left verbatim:
+    exact copies); written answers drawn from a few sentences (some verbatim, some re-cased, some
+    half shared); wrong tests and catalogued mistakes drawn at random (some rare, some common)."""
+    import random
+
+    rng = random.Random(seed)
+    correct = json.loads((EXAMPLES / "correct.ipynb").read_text())
+    stub = json.loads((EXAMPLES / "stub.ipynb").read_text())
+    bases = [_graded(nb) for nb in (correct, _renamed(correct), _alternative(stub), stub,
+                                    json.loads((EXAMPLES / "partial.ipynb").read_text()))]
+    cells = [["".join(c["source"]) for c in base] for base in bases]
+    sentences = [SAME_ANSWER, "The energy has two minima and the transition is where they cross over in depth.",
+                 "At large N the susceptibility peak grows linearly with the system size, a first-order sign.",
+                 "Discrete weights give an entropy that vanishes at R=1, the origin of the discontinuous jump.",
+                 "Hysteresis: between alpha_c and alpha_sp both minima coexist, one of them metastable."]
+    tests = ["test_generalization_error", "test_overlap_entropy", "test_critical_load", "test_spinodal_load"]
+    hints = [KNOWN + HINT_COMMON, KNOWN + "Off by a factor 2.", "wrong value"]
+    codes, results = {}, []
+    for i in range(n):
+        student = f"s{i:03d}"
+        parts = [cells[rng.randrange(len(cells))][k] for k in range(len(cells[0]))]
+        if rng.random() < 0.6:  # edited: lines dropped or repeated
+            lines = "\n\n".join(parts).splitlines()
+            parts = ["\n".join(line for line in lines for _ in range(rng.choice((0, 1, 1, 1, 1, 2))))]
+        codes[student] = "\n\n".join(parts)
+        picked = rng.sample(sentences, 2)
+        answer = {0: picked[0], 1: picked[0].upper(), 2: picked[0] + " " + picked[1],
+                  3: picked[1][: len(picked[1]) // 2] + picked[0], 4: "*Your answer here.*"}[rng.randrange(5)]
+        manual = [{"question": "written_1", "points": 1.0, "cell": 32, "text": answer, "missing": False,
+                   "blank": answer == "*Your answer here.*"}]
+        wrong = {t: rng.choice(hints) for t in tests if rng.random() < 0.3}
+        if i in (7, 41):  # the same rare wrong answers, a rare mistake among them
+            wrong = {"test_overlap_entropy": "wrong value", "test_critical_load": KNOWN + HINT_RARE,
+                     "test_spinodal_load": "Off by a factor 2."}
+        results.append(Record.from_dict({"student": student, "assignment": EXEMPLAR, "submission": "", "score": 0.0,
+                                         "max_score": 4.0, "tests": _tests(wrong), "errors": [], "manual": manual,
+                                         "seconds": 1.0}))
+    return codes, results
+
+
+def _rows(pairs):
+    return sorted((p.kind, p.a, p.b, p.question, p.score, p.share_a, p.share_b, p.shared, p.flagged, p.shown())
+                  for p in pairs)
+
+
+def test_the_index_finds_the_pairs_that_comparing_every_pair_finds():
+    """On a generated cohort (exact copies, renamed and edited code, mixed answers, random wrong
+    tests), the indexed search lists the same pairs as comparing every pair, with the same numbers,
+    the same flags and the same side-by-side views."""
+    codes, results = _generated_cohort()
+    template = similarity.graded_code(json.loads((EXAMPLES / "stub.ipynb").read_text()))
+    code, _ = similarity.code_pairs(codes, template)
+    written, _ = similarity.written_pairs(results, EXEMPLAR)
+    behaviour = similarity.behaviour_pairs(results)
+    for kind, indexed, every in (("code", code, _all_pairs_code(codes, template)),
+                                 ("written", written, _all_pairs_written(results)),
+                                 ("behaviour", behaviour, _all_pairs_behaviour(results))):
+        assert _rows(indexed) == sorted(every), kind
+        flagged = [p for p in indexed if p.flagged]
+        assert flagged and len(flagged) < len(indexed), (kind, len(flagged), len(indexed))  # both kinds exercised

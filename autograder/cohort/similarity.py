@@ -23,6 +23,15 @@ cohort report. Three signals, each compared for every pair of students:
   mistake is rare when at most ``max(2, RARE * students)`` students have it. Listed: a pair with
   the same rare non-empty wrong-test set or a shared rare mistake; flagged: both.
 
+Found by an index, not by comparing every pair (``_Index``; issue 37, item 4): a submission's
+fingerprints are computed once per distinct text (a cohort's many identical notebooks cost one),
+an inverted index of the fingerprints (a sparse students x fingerprints matrix, multiplied by its
+transpose) yields the pairs of texts that share at least one, and only those are compared, by
+``_Print.compare``, copydetect's ``compare_files`` vectorised (the same numbers). Behaviour pairs
+come from the groups of students with the same rare set or mistake. The side-by-side HTML of a
+pair (``Pair.show``) is made for the pairs shown on the page only. The flagged pairs, and every
+number of every pair, are those of the all-pairs comparison (tests/test_similarity.py).
+
 Everything here is computed from hostile bytes and shown as text: pages go through
 ``pages.page`` (sanitized, no script) and the CSV through ``write_rows`` (formulas neutralised).
 """
@@ -32,7 +41,9 @@ from __future__ import annotations
 import html
 import io
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 
 from autograder.cohort import markup
@@ -65,7 +76,14 @@ class Pair:
     share_b: float = 0.0
     shared: int = 0
     evidence: str = ""
-    sides: tuple = ("", "")  # HTML of each side for the side-by-side view (escaped here)
+    sides: tuple = ("", "")  # HTML of each side for the side-by-side view (escaped here): see ``shown``
+    show: Callable[[], tuple] | None = field(default=None, repr=False, compare=False)  # makes ``sides``
+
+    def shown(self) -> tuple:
+        """``sides``, made now if they were left to ``show`` (only the pairs on the page need them)."""
+        if self.show is not None:
+            self.sides, self.show = self.show(), None
+        return self.sides
 
 
 @dataclass
@@ -130,33 +148,139 @@ def _marked(text: str, slices) -> str:
     return "".join(out) + html.escape(text[at:])
 
 
+class _Print:
+    """One distinct text's copydetect fingerprint, laid out to be compared with many: its hashes
+    sorted, and the places hashes were taken (``at``, in order), each with its hash; ``_overlapping``
+    numbers every hash of the cohort (``ids``, ``at_id``: indexes into one table)."""
+
+    def __init__(self, fp):
+        import numpy as np  # heavy: only when a cohort's outputs are written
+        self.fp = fp
+        keys = list(fp.hash_idx)
+        at_hash = np.repeat(np.array(keys, dtype=np.int64), [len(fp.hash_idx[h]) for h in keys])
+        at = np.array([i for h in keys for i in fp.hash_idx[h]], dtype=np.int64)
+        order = np.argsort(at, kind="stable")
+        self.hashes = np.array(sorted(fp.hashes), dtype=np.int64)
+        self.at, self.at_hash = at[order], at_hash[order]
+        self.ids = self.at_id = None
+        self.table = 0  # the number of hashes in the cohort
+
+    def compare(self, other: _Print) -> tuple:
+        """copydetect's ``compare_files(self.fp, other.fp)`` for both sides at once: (tokens of each
+        side in copied slices, each side's share, each side's slices of its filtered code), the
+        same numbers: the places whose hash the other side has, cut into slices where they are more
+        than k - 1 apart (``utils.get_copied_slices``)."""
+        import numpy as np  # heavy: only when a cohort's outputs are written
+        seen = np.zeros(self.table, dtype=bool)
+        seen[other.ids] = True
+        mine = self.at[seen[self.at_id]]
+        if not len(mine):
+            return (0, 0), (0, 0), None
+        seen[other.ids] = False
+        seen[self.ids] = True
+        theirs = other.at[seen[other.at_id]]
+        k = self.fp.k
+        slices = _slices(mine, k), _slices(theirs, k)
+        tokens = tuple(int(np.sum(x[1] - x[0])) for x in slices)
+        shares = (tokens[0] / self.fp.token_coverage if len(self.fp.filtered_code) > 0 else 0,
+                  tokens[1] / other.fp.token_coverage if len(other.fp.filtered_code) > 0 else 0)
+        return tokens, shares, slices
+
+    def raw_slices(self, slices):
+        """Slices of the filtered code as slices of the raw code (as ``compare_files`` returns them)."""
+        import numpy as np  # heavy: only when a cohort's outputs are written
+        offsets = self.fp.offsets
+        if len(offsets) > 0:
+            slices = slices + offsets[:, 1][np.clip(np.searchsorted(offsets[:, 0], slices), 0, offsets.shape[0] - 1)]
+        return slices
+
+
+def _slices(at, k: int):
+    """copydetect's ``get_copied_slices`` of places already sorted: [starts, ends]."""
+    import numpy as np  # heavy: only when a cohort's outputs are written
+    gaps = np.flatnonzero(np.diff(at) > k - 1)
+    return np.array([np.concatenate(([at[0]], at[gaps + 1])), np.concatenate((at[gaps] + k, [at[-1] + k]))])
+
+
+def _overlapping(prints: list[_Print]) -> list[tuple[int, int]]:
+    """Numbers every hash of ``prints`` (``_Print.ids``), and returns the pairs (i < j) that share
+    at least one: the inverted index of the hashes as a sparse matrix (texts x hashes) times its
+    transpose."""
+    import numpy as np  # heavy: only when a cohort's outputs are written
+    from scipy import sparse  # heavy: only when a cohort's outputs are written
+    if not prints:
+        return []
+    sizes = [len(p.hashes) for p in prints]
+    every = np.concatenate([p.hashes for p in prints])
+    hashes, number = np.unique(every, return_inverse=True)
+    ends = np.cumsum(sizes)
+    for p, end, size in zip(prints, ends, sizes):
+        p.ids = number[end - size:end]
+        p.at_id = p.ids[np.searchsorted(p.hashes, p.at_hash)]
+        p.table = len(hashes)
+    if len(prints) < 2:
+        return []
+    rows = np.repeat(np.arange(len(prints)), sizes)
+    m = sparse.csr_matrix((np.ones(len(every), dtype=np.int32), (rows, number)), shape=(len(prints), len(hashes)))
+    shared = sparse.triu(m @ m.T, k=1).tocoo()
+    return sorted(zip(shared.row.tolist(), shared.col.tolist()))
+
+
+def _index(texts: dict[str, str], fingerprint) -> tuple[list[str], list, dict[str, int]]:
+    """The distinct texts of ``texts`` (student -> text), each fingerprinted once: (the texts, their
+    fingerprints, student -> the index of hers)."""
+    distinct: dict[str, int] = {}
+    of = {}
+    for student, text in texts.items():
+        of[student] = distinct.setdefault(text, len(distinct))
+    order = list(distinct)
+    return order, [fingerprint(t) for t in order], of
+
+
+def _student_pairs(members: dict[int, list[str]], i: int, j: int):
+    """The pairs of students (a < b) with texts ``i`` and ``j`` (the same text when i == j), each
+    with whether a holds text i."""
+    if i == j:
+        for a, b in combinations(sorted(members[i]), 2):
+            yield a, b, True
+        return
+    for x in members[i]:
+        for y in members[j]:
+            yield (x, y, True) if x < y else (y, x, False)
+
+
 def code_pairs(codes: dict[str, str], template: str) -> tuple[list[Pair], list[str]]:
     """Pairs of students whose graded code overlaps outside the template, and the students whose
-    code is the template only."""
-    cd = _copydetect()
+    code is the template only. Each distinct code is fingerprinted once; only the codes that share
+    a fingerprint (the index) are compared."""
     boiler = _boilerplate([template], CODE_K, code=True)
-    prints, template_only = {}, []
-    for student, code in codes.items():
-        fp = _fingerprint(code, CODE_K, boiler, code=True)
-        if fp.hashes:
-            prints[student] = fp
-        else:
-            template_only.append(student)
-    names = sorted(prints)
+    _, fps, of = _index(codes, lambda code: _fingerprint(code, CODE_K, boiler, code=True))
+    template_only = sorted(s for s, i in of.items() if not fps[i].hashes)
+    kept = {i: n for n, i in enumerate(i for i, fp in enumerate(fps) if fp.hashes)}  # texts with own code
+    prints = [_Print(fps[i]) for i in kept]
+    members: dict[int, list[str]] = {}
+    for student, i in of.items():
+        if i in kept:
+            members.setdefault(kept[i], []).append(student)
     pairs = []
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            if not prints[a].hashes & prints[b].hashes:
-                continue
-            shared, (share_a, share_b), (slices_a, slices_b) = cd.compare_files(prints[a], prints[b])
-            if not shared:
-                continue
-            score = max(float(share_a), float(share_b))
+    overlapping = _overlapping(prints)
+    same = [(i, i) for i, group in members.items() if len(group) > 1]
+    for i, j in same + overlapping:
+        tokens, shares, slices = prints[i].compare(prints[j])
+        if not tokens[0]:
+            continue
+        for a, b, forward in _student_pairs(members, i, j):
+            x, y = (0, 1) if forward else (1, 0)
+            pa, pb = (prints[i], prints[j]) if forward else (prints[j], prints[i])
+            shared, share_a, share_b = tokens[x], float(shares[x]), float(shares[y])
+            score = max(share_a, share_b)
             pairs.append(Pair("code", a, b, score, bool(score >= CODE_FLAG_SHARE and shared >= CODE_MIN_SHARED),
-                              share_a=float(share_a), share_b=float(share_b), shared=int(shared),
+                              share_a=share_a, share_b=share_b, shared=int(shared),
                               evidence=f"{int(shared)} tokens of filtered code in common",
-                              sides=(_marked(prints[a].raw_code, slices_a), _marked(prints[b].raw_code, slices_b))))
-    return pairs, sorted(template_only)
+                              show=lambda pa=pa, pb=pb, sa=slices[x], sb=slices[y]: (
+                                  _marked(pa.fp.raw_code, pa.raw_slices(sa)),
+                                  _marked(pb.fp.raw_code, pb.raw_slices(sb)))))
+    return pairs, template_only
 
 
 # -- written answers -------------------------------------------------------------------------
@@ -166,8 +290,9 @@ def _normal(text: str) -> str:
 
 def written_pairs(results: list[Record], assignment: str) -> tuple[list[Pair], list[tuple[str, list[str]]]]:
     """Pairs of identical or near-identical written answers to the same question (blank and short
-    ones left out), and the groups the flagged pairs form per question."""
-    cd = _copydetect()
+    ones left out), and the groups the flagged pairs form per question. Identical answers pair up
+    without a comparison; each distinct answer is fingerprinted once, and only the answers that
+    share a fingerprint (the index) are compared."""
     prompts = questions_of(assignment)
     by_question: dict[str, dict[str, str]] = {}
     for rec in results:
@@ -175,33 +300,46 @@ def written_pairs(results: list[Record], assignment: str) -> tuple[list[Pair], l
             text = _normal(m.text)
             if answer_state(m) == "yes" and len(text) >= WRITTEN_MIN_CHARS:
                 by_question.setdefault(str(m.question), {})[rec.student] = (text, str(m.text))
+    rendered: dict[str, str] = {}
+
+    def render(raw: str) -> str:
+        if raw not in rendered:
+            rendered[raw] = markup.render(raw)
+        return rendered[raw]
+
     pairs, groups = [], []
     for question, answers in sorted(by_question.items()):
         boiler = _boilerplate([_normal(prompts.get(question, ("", ""))[0])], WRITTEN_K, code=False)
-        prints = {s: _fingerprint(t, WRITTEN_K, boiler, code=False) for s, (t, _) in answers.items()}
-        names = sorted(prints)
+        order, fps, of = _index({s: t for s, (t, _) in answers.items()},
+                                lambda text, boiler=boiler: _fingerprint(text, WRITTEN_K, boiler, code=False))
+        prints = [_Print(fp) for fp in fps]
+        members: dict[int, list[str]] = {}
+        for student, i in of.items():
+            members.setdefault(i, []).append(student)
         linked: dict[str, set] = {}
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                same = answers[a][0] == answers[b][0]
-                if same:
-                    share_a = share_b = 1.0
-                    shared = len(answers[a][0])
-                elif prints[a].hashes & prints[b].hashes:
-                    shared, (share_a, share_b), _ = cd.compare_files(prints[a], prints[b])
-                else:
+        overlapping = _overlapping(prints)
+        same = [(i, i) for i, group in members.items() if len(group) > 1]
+        for i, j in same + overlapping:
+            if i == j:
+                tokens, shares = (len(order[i]),) * 2, (1.0, 1.0)
+            else:
+                tokens, shares, _ = prints[i].compare(prints[j])
+                if not tokens[0]:
                     continue
-                low = min(float(share_a), float(share_b))
-                if max(float(share_a), float(share_b)) < 0.5:
-                    continue
+            if max(float(shares[0]), float(shares[1])) < 0.5:
+                continue
+            for a, b, forward in _student_pairs(members, i, j):
+                x, y = (0, 1) if forward else (1, 0)
+                share_a, share_b = float(shares[x]), float(shares[y])
+                low = min(share_a, share_b)
                 flagged = bool(low >= WRITTEN_FLAG_SHARE)
                 if flagged:
                     linked.setdefault(a, set()).add(b)
                     linked.setdefault(b, set()).add(a)
-                pairs.append(Pair("written", a, b, low, flagged, question=question, share_a=float(share_a),
-                                  share_b=float(share_b), shared=int(shared),
-                                  evidence="identical" if same else "near-identical" if flagged else "overlapping",
-                                  sides=(markup.render(answers[a][1]), markup.render(answers[b][1]))))
+                pairs.append(Pair("written", a, b, low, flagged, question=question, share_a=share_a,
+                                  share_b=share_b, shared=int(tokens[x]),
+                                  evidence="identical" if i == j else "near-identical" if flagged else "overlapping",
+                                  show=lambda a=answers[a][1], b=answers[b][1]: (render(a), render(b))))
         seen: set = set()
         for s in sorted(linked):
             if s in seen:
@@ -253,21 +391,26 @@ def behaviour_pairs(results: list[Record]) -> list[Pair]:
     for ms in mistakes.values():
         for m in ms:
             made[m] = made.get(m, 0) + 1
-    names = sorted(wrong)
+    together: dict = {}  # the students of each rare wrong-test set and each rare mistake (the index)
+    for student in wrong:
+        if wrong[student] and sets[wrong[student]] <= limit:
+            together.setdefault(wrong[student], []).append(student)
+        for m in mistakes[student]:
+            if made[m] <= limit:
+                together.setdefault(m, []).append(student)
+    candidates = sorted({pair for group in together.values() for pair in combinations(sorted(group), 2)})
     pairs = []
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            same = bool(wrong[a]) and wrong[a] == wrong[b] and sets[wrong[a]] <= limit
-            rare = sorted(m for m in mistakes[a] & mistakes[b] if made[m] <= limit)
-            if not same and not rare:
-                continue
-            evidence = "; ".join(([f"the same {len(wrong[a])} tests answered wrong, "
-                                   f"as only {sets[wrong[a]]} students did"]
-                                  if same else [])
-                                 + [f"the same rare mistake ({made[m]} students): {m}" for m in rare])
-            pairs.append(Pair("behaviour", a, b, len(rare) + same, same and bool(rare), shared=len(rare),
-                              evidence=evidence, sides=(_behaviour_side(wrong[a], wrong[b], rare),
-                                                        _behaviour_side(wrong[b], wrong[a], rare))))
+    for a, b in candidates:
+        same = bool(wrong[a]) and wrong[a] == wrong[b] and sets[wrong[a]] <= limit
+        rare = sorted(m for m in mistakes[a] & mistakes[b] if made[m] <= limit)
+        if not same and not rare:
+            continue
+        evidence = "; ".join(([f"the same {len(wrong[a])} tests answered wrong, as only {sets[wrong[a]]} students did"]
+                              if same else [])
+                             + [f"the same rare mistake ({made[m]} students): {m}" for m in rare])
+        pairs.append(Pair("behaviour", a, b, len(rare) + same, same and bool(rare), shared=len(rare),
+                          evidence=evidence, show=lambda wa=wrong[a], wb=wrong[b], rare=rare: (
+                              _behaviour_side(wa, wb, rare), _behaviour_side(wb, wa, rare))))
     return pairs
 
 
@@ -358,7 +501,7 @@ def similarity_html(summary: CohortSummary, sim: Similarity) -> str:
                      + "<th class='num'>score</th><th class='num'>shares</th><th></th><th>evidence</th></tr></thead>"
                      f"<tbody>{rows}</tbody></table>")
         for rank, p in enumerate(pairs[:SHOWN], 1):
-            left, right = p.sides
+            left, right = p.shown()
             if kind == "code":
                 left, right = f"<pre>{left}</pre>", f"<pre>{right}</pre>"
             elif kind == "written":
