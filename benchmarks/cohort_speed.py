@@ -1,19 +1,40 @@
-"""Grading a synthetic cohort: `pdl grade-cohort` warm and cold vs `nbgrader autograde` vs sequential `otter run`.
+"""Grading a synthetic cohort: `pdl grade-cohort` as a TA runs it (the whole command, outputs
+included) and `grade_cohort()` in-process, warm and cold, vs `nbgrader autograde` vs sequential
+`otter run`.
 
     python benchmarks/cohort_speed.py [--n 50] [--assignment ex2_3_ising_perceptron] [--skip-otter] [--skip-nbgrader]
+    python benchmarks/cohort_speed.py --phases --n 200      # the whole command's phases, next to in-process
+    python benchmarks/cohort_speed.py --phases --n 200 --compare-with /tmp/before   # and another checkout's
+    python benchmarks/cohort_speed.py --profile-outputs 200 # cProfile of writing the outputs of 200 records
 
 All grade the same answers (correct / half-stubbed / untouched, cycled) in one run on this
 machine. The script prints seconds per submission for each, the ratios, the floor (the hidden
 tests against the reference in one plain pytest process, median of 3) and each pdl figure as a
-fraction of it, `pdl grade-cohort` warm (students' processes forked from a template, the default)
+fraction of it, `grade_cohort()` warm (students' processes forked from a template, the default)
 against cold (`PDL_WARM=0`: a fresh sandboxed interpreter per submission), the scaling from
 --workers 1 to --workers 2, and the time a cohort of 200 would take at the measured rate (issue 24's
-target: 200 on 2 cores in 100 s, 0.2x the floor per submission). No assertion: machines are noisy.
+target: 200 on 2 cores in 100 s, 0.2x the floor per submission).
+
+The whole command (issue 37, item 4): `pdl grade-cohort SUBS --workers 2 --quiet` in a process of
+its own, into a fresh --out, once with `--no-gradebook` and once with a fresh sqlite gradebook,
+with every output (feedback pages, report, CSVs, similarity). Its phases are read from the lines it
+prints, stamped as they arrive: start-up (the interpreter, the imports, the checks of the
+arguments), grading, outputs (hand scores, pages, CSVs, similarity), gradebook (registering the
+assignment in a new gradebook, then the grades) and exit. `--phases` times only these and
+`grade_cohort()` + `write_outputs()` in-process (workers 2, warm) side by side; `--compare-with
+DIR` also times `python -m autograder.cli grade-cohort` of another checkout (a `git worktree` of an
+earlier commit), alternating with this one's. The time a typo'd assignment id takes to be refused is
+printed first. `--profile-outputs N` grades the three kinds once, copies their records to N students
+and profiles `write_outputs` (cProfile), with the time at N/4, N/2 and N to show how it scales.
+No assertion: machines are noisy.
 """
 
 import argparse
+import cProfile
+import io
 import json
 import os
+import pstats
 import shutil
 import statistics
 import subprocess
@@ -26,12 +47,18 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from autograder.cohort.grade import grade_cohort  # noqa: E402
+from autograder.cohort.outputs import write_outputs  # noqa: E402
+from autograder.cohort.record import CohortSummary  # noqa: E402
 from autograder.course import nbgrader as nbg  # noqa: E402
 from autograder.course.generate import otter_zip_path  # noqa: E402
 from autograder.course.source import load, stub  # noqa: E402
 from autograder.course.validate import variant_notebook  # noqa: E402
 
 KINDS = ("correct", "partial", "stub")
+# the lines `pdl grade-cohort` prints at the start of each phase (autograder/cohort/term.py)
+PHASES = (("start-up", ""), ("grading", "grading the submissions in "),
+          ("outputs", "writing grades, feedback and report for "), ("gradebook", "recording "),
+          ("exit", "grades: "))
 
 
 def nbgrader_variant(assignment: str, kind: str) -> dict:
@@ -46,22 +73,172 @@ def nbgrader_variant(assignment: str, kind: str) -> dict:
     return src
 
 
+def make_cohort(folder: Path, aid: str, n: int) -> None:
+    ours = {k: json.dumps(variant_notebook(aid, k)) for k in KINDS}
+    for i in range(n):
+        d = folder / f"student{i:03d}"
+        d.mkdir(parents=True)
+        (d / f"{aid}.ipynb").write_text(ours[KINDS[i % 3]])
+
+
+def load_text() -> str:
+    """The machine's load, for each figure (the machine is shared)."""
+    try:
+        return "load " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "load ?"
+
+
+def typo_seconds(aid: str, folder: Path) -> tuple[float, int, str]:
+    """`pdl grade-cohort FOLDER --assignment <aid with a typo>`: seconds, exit code, last line."""
+    pdl = Path(sys.executable).parent / "pdl"
+    start = time.perf_counter()
+    run = subprocess.run([str(pdl), "grade-cohort", str(folder), "--assignment", aid[:-2] + aid[-1] + aid[-2]],
+                         cwd=REPO, capture_output=True, text=True)
+    return time.perf_counter() - start, run.returncode, run.stderr.strip().split(";")[0]
+
+
+def run_command(argv: list[str], cwd: Path) -> dict:
+    """One `grade-cohort` in a process of its own: its phases (seconds) from the lines it prints,
+    each stamped as it arrives; a phase whose line the command does not print is merged into the
+    one before."""
+    env = {k: v for k, v in os.environ.items() if k != "PDL_WARM"}
+    env["PYTHONUNBUFFERED"] = "1"
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    lines = []
+    for line in proc.stdout:
+        lines.append((time.perf_counter() - start, line.rstrip("\n")))
+    rc = proc.wait()
+    total = time.perf_counter() - start
+    marks = [0.0]
+    for _, prefix in PHASES[1:]:
+        marks.append(next((t for t, line in lines if prefix and line.startswith(prefix)), None))
+    marks.append(total)
+    phases, last = {}, 0.0
+    for k, (name, _) in enumerate(PHASES):
+        if marks[k] is None:
+            continue
+        end = next(m for m in marks[k + 1:] if m is not None)
+        phases[name] = end - marks[k]
+        last = end
+    assert abs(last - total) < 1e-9
+    return {"total": total, "rc": rc, "phases": phases, "tail": [line for _, line in lines[-4:]]}
+
+
+def command_argv(checkout: Path | None, cohort: Path, aid: str, out: Path, gradebook: str | None) -> list[str]:
+    if checkout is None:  # as a TA types it
+        head = [str(Path(sys.executable).parent / "pdl")]
+    else:  # another checkout's command, with this venv
+        head = [sys.executable, "-m", "autograder.cli"]
+    return head + ["grade-cohort", str(cohort), "--assignment", aid, "--out", str(out), "--workers", "2", "--quiet"] \
+        + (["--gradebook", gradebook] if gradebook else ["--no-gradebook"])
+
+
+def print_phases(label: str, n: int, run: dict) -> None:
+    p = run["phases"]
+    total = run["total"]
+    parts = ", ".join(f"{name} {sec:.1f} s ({sec / total:.0%})" for name, sec in p.items())
+    print(f"{label}: {total:.1f} s in all, {total / n:.2f} s/submission, exit {run['rc']} [{load_text()}]\n"
+          f"    {parts}", flush=True)
+    if run["rc"] not in (0, 1):
+        print("    " + "\n    ".join(run["tail"]), flush=True)
+
+
+def phases(tmp: Path, aid: str, n: int, compare_with: Path | None) -> dict:
+    """The whole command, with and without a gradebook (and another checkout's, alternating), next
+    to grade_cohort() + write_outputs() in-process."""
+    rows = {}
+    os.environ["PDL_WARM"] = "1"
+    start = time.perf_counter()
+    summary = grade_cohort(tmp / "cohort", aid, tmp / "out-inprocess", workers=2, progress=False)
+    graded = time.perf_counter() - start
+    start = time.perf_counter()
+    write_outputs(summary, tmp / "out-inprocess")
+    written = time.perf_counter() - start
+    os.environ.pop("PDL_WARM")
+    rows["grade_cohort() in-process"] = graded
+    print(f"grade_cohort() in-process, --workers 2: {graded:.1f} s ({graded / n:.2f} s/submission); then "
+          f"write_outputs() {written:.1f} s [{load_text()}]", flush=True)
+    checkouts = [(None, "pdl grade-cohort")] + ([(compare_with, f"{compare_with.name}'s grade-cohort")]
+                                                  if compare_with else [])
+    for gradebook in (False, True):
+        for checkout, name in checkouts:
+            tag = f"{len(rows)}"
+            label = f"{name} --workers 2 " + ("(a new sqlite gradebook)" if gradebook else "--no-gradebook")
+            url = f"sqlite:///{tmp / f'gradebook-{tag}.db'}" if gradebook else None
+            run = run_command(command_argv(checkout, tmp / "cohort", aid, tmp / f"out-{tag}", url),
+                              checkout or REPO)
+            rows[label] = run["total"]
+            print_phases(label, n, run)
+            if checkout is None and not gradebook:
+                g = run["phases"].get("grading", 0.0)
+                print(f"    the command's grading phase is {g / graded:.2f}x grade_cohort() in-process; "
+                      f"the whole command {run['total'] / graded:.2f}x", flush=True)
+    return rows
+
+
+def profile_outputs(tmp: Path, aid: str, n: int) -> None:
+    """write_outputs of ``n`` records copied from three graded ones (one of each kind): the time
+    at n/4, n/2 and n, and cProfile's top functions at n."""
+    make_cohort(tmp / "three", aid, 3)
+    os.environ["PDL_WARM"] = "1"
+    three = grade_cohort(tmp / "three", aid, tmp / "out-three", workers=2, progress=False).results
+    os.environ.pop("PDL_WARM")
+
+    def summary_of(count: int) -> CohortSummary:
+        results = []
+        for i in range(count):
+            rec = three[i % 3]
+            path = tmp / "copies" / f"student{i:03d}.ipynb"
+            if not path.exists():
+                path.parent.mkdir(exist_ok=True)
+                shutil.copyfile(rec.submission, path)
+            results.append(rec.with_(student=f"student{i:03d}", name=f"Student {i}", submission=str(path)))
+        return CohortSummary(assignment=aid, version=three[0].version, graded=count, students=count,
+                             results=results)
+
+    for count in sorted({max(3, n // 4), max(3, n // 2), n}):
+        out = tmp / f"out-copies-{count}"
+        start = time.perf_counter()
+        if count == n:
+            profiler = cProfile.Profile()
+            profiler.enable()
+        write_outputs(summary_of(count), out)
+        if count == n:
+            profiler.disable()
+        print(f"write_outputs of {count} records: {time.perf_counter() - start:.2f} s [{load_text()}]"
+              + (" (under cProfile)" if count == n else ""), flush=True)
+    for key in ("cumulative", "tottime"):
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats(key).print_stats(25)
+        print(f"\n-- by {key} --\n" + "\n".join(text.getvalue().splitlines()[6:]))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=50)
     ap.add_argument("--assignment", default="ex2_3_ising_perceptron")
     ap.add_argument("--skip-otter", action="store_true")
     ap.add_argument("--skip-nbgrader", action="store_true")
+    ap.add_argument("--skip-command", action="store_true", help="no run of the whole command")
+    ap.add_argument("--phases", action="store_true",
+                    help="only the whole command's phases and grade_cohort() in-process (--workers 2, warm)")
+    ap.add_argument("--compare-with", type=Path, metavar="DIR",
+                    help="also time another checkout's grade-cohort (e.g. a git worktree of an earlier commit)")
+    ap.add_argument("--profile-outputs", type=int, metavar="N",
+                    help="only profile write_outputs of N records copied from three graded ones")
     args = ap.parse_args()
     aid, n = args.assignment, args.n
     rows = {}
     with tempfile.TemporaryDirectory(prefix="pdl-bench-") as tmp:
         tmp = Path(tmp)
-        ours = {k: json.dumps(variant_notebook(aid, k)) for k in KINDS}
-        for i in range(n):
-            d = tmp / "cohort" / f"student{i:03d}"
-            d.mkdir(parents=True)
-            (d / f"{aid}.ipynb").write_text(ours[KINDS[i % 3]])
+        if args.profile_outputs:
+            profile_outputs(tmp, aid, args.profile_outputs)
+            return
+        make_cohort(tmp / "cohort", aid, n)
+        seconds, rc, said = typo_seconds(aid, tmp / "cohort")
+        print(f"a typo'd assignment id refused in {seconds:.2f} s (exit {rc}: {said}) [{load_text()}]", flush=True)
 
         floors = []
         for _ in range(3):
@@ -71,19 +248,34 @@ def main() -> None:
             floors.append(time.perf_counter() - start)
         floor = statistics.median(floors)
         print(f"floor (pytest grading_tests/{aid} on the reference): {floor:.2f} s", flush=True)
+        if args.phases:
+            rows = {name: sec / n for name, sec in phases(tmp, aid, n, args.compare_with).items()}
+            base = rows["grade_cohort() in-process"]
+            print(f"\n{aid}, {n} submissions (correct/partial/stub), seconds per submission [{load_text()}]:")
+            for name, sec in rows.items():
+                print(f"  {name:62s} {sec:6.2f}   ({sec / base:5.2f}x in-process, {sec / floor:5.2f}x the floor)")
+            return
         scores = {}
-        for name, workers, warm in (("pdl grade-cohort --workers 2 (cold)", 2, "0"),
-                                    ("pdl grade-cohort --workers 1", 1, "1"),
-                                    ("pdl grade-cohort --workers 2", 2, "1")):
+        for name, workers, warm in (("grade_cohort() --workers 2 (cold)", 2, "0"),
+                                    ("grade_cohort() --workers 1", 1, "1"),
+                                    ("grade_cohort() --workers 2", 2, "1")):
             os.environ["PDL_WARM"] = warm
             start = time.perf_counter()
             summary = grade_cohort(tmp / "cohort", aid, tmp / f"out-{workers}-{warm}", workers=workers, progress=True)
             rows[name] = (time.perf_counter() - start) / n
             scores[name] = sorted((r.student, r.score) for r in summary.results)
-            print(f"{name}: {rows[name]:.2f} s/submission", flush=True)
+            print(f"{name}: {rows[name]:.2f} s/submission [{load_text()}]", flush=True)
         os.environ.pop("PDL_WARM")
         if len({tuple(v) for v in scores.values()}) != 1:
             print("WARNING: warm and cold grading gave different scores", flush=True)
+        if not args.skip_command:
+            for gradebook in (False, True):
+                label = "pdl grade-cohort --workers 2 " + ("(a new gradebook)" if gradebook else "--no-gradebook")
+                url = f"sqlite:///{tmp / f'gradebook-{int(gradebook)}.db'}" if gradebook else None
+                run = run_command(command_argv(None, tmp / "cohort", aid, tmp / f"out-cmd-{int(gradebook)}", url),
+                                  REPO)
+                rows[label + ", whole"] = run["total"] / n
+                print_phases(label, n, run)
 
         if not args.skip_nbgrader:
             db = f"sqlite:///{tmp / 'gradebook.db'}"  # its own gradebook, whatever the course's holds
@@ -111,14 +303,20 @@ def main() -> None:
             rows["otter run (sequential)"] = (time.perf_counter() - start) / n
             print(f"otter run: {rows['otter run (sequential)']:.2f} s/submission", flush=True)
 
-    base = rows["pdl grade-cohort --workers 2"]
-    print(f"\n{aid}, {n} submissions (correct/partial/stub), seconds per submission:")
+    base = rows["grade_cohort() --workers 2"]
+    print(f"\n{aid}, {n} submissions (correct/partial/stub), seconds per submission [{load_text()}]:")
     for name, sec in rows.items():
-        print(f"  {name:40s} {sec:6.2f}   ({sec / base:5.2f}x pdl --workers 2, {sec / floor:5.2f}x the floor)")
-    print(f"  warm vs cold (--workers 2): {rows['pdl grade-cohort --workers 2 (cold)'] / base:.2f}x faster")
-    print(f"  scaling --workers 1 -> 2: {rows['pdl grade-cohort --workers 1'] / base:.2f}x faster")
-    print(f"  a cohort of 200 at this rate: {200 * base:.0f} s (target 100 s; the floor is {floor:.2f} s, "
-          f"the target per submission 0.2x the floor = {0.2 * floor:.2f} s)")
+        print(f"  {name:52s} {sec:6.2f}   ({sec / base:5.2f}x grade_cohort() --workers 2, "
+              f"{sec / floor:5.2f}x the floor)")
+    print(f"  warm vs cold (--workers 2): {rows['grade_cohort() --workers 2 (cold)'] / base:.2f}x faster")
+    print(f"  scaling --workers 1 -> 2: {rows['grade_cohort() --workers 1'] / base:.2f}x faster")
+    whole = rows.get("pdl grade-cohort --workers 2 --no-gradebook, whole")
+    if whole:
+        print(f"  a cohort of 200 at this rate: {200 * whole:.0f} s for the whole command (--no-gradebook), "
+              f"{200 * base:.0f} s for grade_cohort() alone (target 100 s for the whole command)")
+    else:
+        print(f"  a cohort of 200 at this rate: {200 * base:.0f} s for grade_cohort() alone (target 100 s)")
+    print(f"  the floor is {floor:.2f} s, the target per submission 0.2x the floor = {0.2 * floor:.2f} s")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ A gradebook that cannot record the grades is not a refusal: everything else is w
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,6 +141,8 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
         say(f"roster: {students.describe()}")
     limits = Settings.load(timeout_s=timeout, call_timeout_s=call_timeout, memory_mb=memory_mb).limits
     with contextlib.ExitStack() as files:  # a zip's extraction stays until the outputs are written (similarity)
+        say(f"grading the submissions in {submissions} ...")
+        start = time.monotonic()
         try:
             summary = cohort_grade.grade_cohort(
                 Path(submissions), assignment, out, workers=workers, timeout=limits.timeout_s,
@@ -157,11 +160,14 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
                 say(f"roster: {len(summary.absent)} student(s) without a submission get 0 (\"no submission\")")
         db = None if gradebook is False else resolve_db_url(None if gradebook is True else gradebook)
         written = any(r.manual for r in records)
+        say(f"graded in {time.monotonic() - start:.1f} s")
+        start = time.monotonic()
         say(f"writing grades, feedback and report for {len(records)} submissions"
             + (" (hand scores merged from written_scores.csv" + (" and the gradebook" if db else "") + ")"
                if written else "") + " ...")
         hand = hand_scores(summary, out, db)
         changed = write_outputs(summary, out, Path(csv) if csv else None, hand)
+        say(f"outputs written in {time.monotonic() - start:.1f} s")
         term = Term(assignment=assignment, version=summary.version, out=out,
                     grades_csv=Path(csv) if csv else out / "grades.csv", records=records,
                     graded=summary.graded, reused=summary.reused, unmatched=list(summary.unmatched),
@@ -170,8 +176,10 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
         if db:
             try:
                 say(f"recording {len(records)} submissions in nbgrader's gradebook ({db}) ...")
+                start = time.monotonic()
                 record_in_gradebook(summary, db, hand, log=say)
                 remember_gradebook(out, assignment, db)
+                say(f"gradebook written in {time.monotonic() - start:.1f} s")
             except Exception as exc:  # noqa: BLE001 - the grades are safe on disk; say so and go on
                 term.gradebook_error = _first_line(exc)
         if screenshots:
