@@ -88,3 +88,69 @@ def test_array_shapes_survive_the_channel_zero_d_included():
     for arr in (np.array(2.5), np.array([2.5]), np.ones((1, 1)), np.arange(6.0).reshape(2, 3)[:, ::2]):
         back = decode(encode(arr))
         assert back.shape == arr.shape and np.array_equal(back, arr)
+
+
+# -- the messages, declared in one module (issue 33, item 1) ---------------------------------------
+def _ast(module: str):
+    import ast
+
+    from autograder.run.paths import REPO
+    return ast.parse((REPO / "autograder" / "run" / module).read_text())
+
+
+def _ops_dispatched(module: str) -> set:
+    """The ``Op`` members a module compares a received op with (``op == Op.CALL``)."""
+    import ast
+    return {c.attr for node in ast.walk(_ast(module)) if isinstance(node, ast.Compare)
+            for c in node.comparators if isinstance(c, ast.Attribute) and isinstance(c.value, ast.Name)
+            and c.value.id == "Op"}
+
+
+def test_every_request_the_grader_sends_is_one_its_receiver_dispatches():
+    from autograder.run.messages import Op
+
+    to_worker = {Op.FILES, Op.RUN_CELLS, Op.CALL, Op.PENDING, Op.CHECKS, Op.SUBSTITUTE, Op.OUTPUT}
+    assert {op.name for op in to_worker} <= _ops_dispatched("worker.py")
+    assert {"SPAWN", "KILL"} <= _ops_dispatched("template.py")
+    assert {op.name for op in Op} == {op.name for op in to_worker} | {"SPAWN", "KILL", "ANSWER"}
+
+
+def test_no_message_is_spelled_out_outside_the_messages_module():
+    """A request, answer or event is built with ``autograder.run.messages`` and compared with its
+    enums: no ``{"op": "call"}`` or ``x.get("status") == "ok"`` written by hand in the run layer."""
+    import ast
+
+    from autograder.run.messages import Event, Op, Status
+    from autograder.run.paths import REPO
+
+    words = {m.value for e in (Op, Event, Status) for m in e}
+    found = []
+    for path in sorted((REPO / "autograder" / "run").glob("*.py")):
+        if path.name == "messages.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Dict):
+                for k, v in zip(node.keys, node.values):
+                    if isinstance(k, ast.Constant) and k.value in ("op", "status", "event") \
+                            and isinstance(v, ast.Constant) and v.value in words:
+                        found.append(f"{path.name}:{node.lineno} {k.value}={v.value!r}")
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Call) \
+                    and isinstance(node.left.func, ast.Attribute) and node.left.func.attr == "get" \
+                    and node.left.args and isinstance(node.left.args[0], ast.Constant) \
+                    and node.left.args[0].value in ("op", "status", "event"):
+                for c in node.comparators:
+                    if isinstance(c, ast.Constant) and c.value in words:
+                        found.append(f"{path.name}:{node.lineno} == {c.value!r}")
+    assert not found, found
+
+
+def test_a_message_is_the_same_json_as_one_written_by_hand():
+    import json
+
+    from autograder.run import messages
+    from autograder.run.messages import Op, Status
+
+    assert json.dumps(messages.request(Op.CALL, name="f", args=[], kwargs={})) == \
+        json.dumps({"op": "call", "name": "f", "args": [], "kwargs": {}})
+    assert json.loads(json.dumps(messages.answer(Status.OK, value=1))) == {"status": "ok", "value": 1}
+    assert "call" == Op.CALL and json.loads('"ok"') == Status.OK

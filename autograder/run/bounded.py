@@ -19,7 +19,7 @@ import signal
 import sys
 import time
 
-from autograder.run import serial
+from autograder.run import messages, serial
 
 MAX_LINE = 64 * 2**20  # one streamed message (a whole report with its notes and diagnoses)
 
@@ -59,12 +59,12 @@ def _child(work, write_fd: int, memory_mb: int | None, parent: int) -> None:
             resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         work(send)
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        send({"peak_mb": round(usage.ru_maxrss / 1024, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 3)})
+        send(messages.usage(round(usage.ru_maxrss / 1024, 1), round(usage.ru_utime + usage.ru_stime, 3)))
     except KeyboardInterrupt:
         code = 130
     except BaseException as exc:  # noqa: BLE001 - the parent decides what an error means
         try:
-            send({"exception": type(exc).__name__, "message": str(exc)[:4000]})
+            send(messages.failure(exc))
         except BaseException:  # noqa: BLE001 - out of memory even for the message
             pass
         code = 1

@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autograder.run import protocol, settings
+from autograder.run import messages, protocol, settings
 from autograder.run.diagnose.catalogue import _quiet
+from autograder.run.messages import Status
 from autograder.run.protocol import roundtrip
 from autograder.run.testing import StudentError
 
@@ -169,7 +170,7 @@ class Delegate:
             states = msg.get("generators") or []
             if (not isinstance(name, str) or not isinstance(args, list) or not isinstance(kwargs, dict)
                     or not isinstance(states, list) or len(states) > 8):
-                return {"status": "error"}
+                return messages.answer(Status.ERROR)
             generators = [protocol.generator_from(s) for s in states]
 
             def unplace(value):
@@ -179,12 +180,12 @@ class Delegate:
                         return generators[int(index)]
                 return value
             value = self.answer(name, [unplace(a) for a in args], {k: unplace(v) for k, v in kwargs.items()})
-            return {"status": "ok", "value": protocol.encode(value),
-                    "generators": [protocol.generator_state(g) for g in generators]}
+            return messages.answer(Status.OK, value=protocol.encode(value),
+                                   generators=[protocol.generator_state(g) for g in generators])
         except TimeoutError:  # the re-run's own limit: it ends here
             raise
         except Exception:  # noqa: BLE001 - the reference on inputs the student's code chose
-            return {"status": "error"}
+            return messages.answer(Status.ERROR)
 
 
 class Replaced:

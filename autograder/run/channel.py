@@ -42,8 +42,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from autograder.run import accounts, protocol, rootfs, settings
+from autograder.run import accounts, messages, protocol, rootfs, settings
 from autograder.run.isolation import SandboxUnavailable, _child_setup, refuse_message, resolve_isolation
+from autograder.run.messages import Event, Op, Status
 from autograder.run.paths import REPO
 from autograder.run.templates import TemplateFailed, template_for
 
@@ -625,12 +626,12 @@ class Worker:
 
     def _ready(self, timeout: float) -> None:
         budget = _Budget(self, timeout)
-        while self.receive(budget).get("event") != "ready":
+        while self.receive(budget).get("event") != Event.READY:
             pass
         self.proc.stderr.close()  # set-up is over; the worker's fd 2 is /dev/null from here on
         files = {name: base64.b64encode(data).decode("ascii") for name, data in self._files.items()}
-        answer = self._request({"op": "files", "files": files}, timeout)
-        if answer.get("status") != "ok":
+        answer = self._request(messages.request(Op.FILES, files=files), timeout)
+        if answer.get("status") != Status.OK:
             raise WorkerDied(f"could not receive the notebook's files: {answer.get('message', '')}"[:300])
 
     def run_cells(self, cells: list[tuple[int, str]], timeout: float, on_cell=None) -> list:
@@ -652,17 +653,17 @@ class Worker:
             if entry is not None and cell is not None and cell in replaced:  # its set-up hung too: not run again
                 entry.failed.add(cell)
             raise
-        self._history.append(({"op": "run_cells", "cells": [[i, s] for i, s in cells]}, timeout))
+        self._history.append((messages.request(Op.RUN_CELLS, cells=[[i, s] for i, s in cells]), timeout))
         return errors
 
     def _run_cells(self, cells: list[tuple[int, str]], timeout: float, on_cell) -> list:
         budget = _Budget(self, timeout)
         known = {i for i, _ in cells}
         rid = self._next_id()
-        self.send({"op": "run_cells", "id": rid, "cells": [[i, s] for i, s in cells]})
+        self.send(messages.request(Op.RUN_CELLS, id=rid, cells=[[i, s] for i, s in cells]))
         while True:
             msg = self.receive(budget, rid)
-            if msg.get("event") == "cell":
+            if msg.get("event") == Event.CELL:
                 if on_cell and msg.get("index") in known:
                     on_cell(msg.get("index"))
                 continue
@@ -677,10 +678,10 @@ class Worker:
         (``{"event": "delegate"}``, when carrying an error forward), with the time it takes added
         to the wall-clock bound. A request whose process is killed from outside is sent again to
         the process started anew, except ``pending`` (its large answer died with it)."""
-        if msg.get("op") == "pending":
+        if msg.get("op") == Op.PENDING:
             return self._once(lambda: self._request(msg, timeout, delegate))
         answer = self._retrying(lambda: self._request(msg, timeout, delegate))
-        if msg.get("op") == "substitute" and answer.get("status") == "ok":
+        if msg.get("op") == Op.SUBSTITUTE and answer.get("status") == Status.OK:
             self._history.append((dict(msg), timeout))
         return answer
 
@@ -692,11 +693,11 @@ class Worker:
             answer = self.receive(budget, rid)
             if "status" in answer:
                 return answer
-            if delegate is not None and answer.get("event") == "delegate":
+            if delegate is not None and answer.get("event") == Event.DELEGATE:
                 start = time.monotonic()
                 reply = delegate(answer)
                 budget.deadline += time.monotonic() - start
-                self.send(dict(reply, op="answer", id=rid))
+                self.send(dict(reply, op=Op.ANSWER.value, id=rid))
 
     def _next_id(self) -> str:
         self._requests += 1

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import course_config
-from autograder.run import carry, diagnose, packages, protocol
+from autograder.run import carry, diagnose, messages, packages, protocol
 from autograder.run.bounded import run_bounded
 from autograder.run.channel import Worker, WorkerDied, WorkerTimeout
 from autograder.run.diagnose import enabled
@@ -33,6 +33,7 @@ from autograder.run.diagnose.catalogue import _FAILED, Call
 from autograder.run.diagnose.compare import _leaves
 from autograder.run.diagnosis import Diagnosis
 from autograder.run.isolation import PROCESS_WARNING, SandboxUnavailable, resolve_isolation
+from autograder.run.messages import Op, Status
 from autograder.run.notebook import (
     SubmissionError,
     _tagged_cells,
@@ -211,10 +212,10 @@ class SandboxStudent:
     def _replace(self, worker: Worker) -> None:
         """In a fresh copy made to carry an error forward: the functions the grader answers."""
         try:
-            answer = worker.request({"op": "substitute", "names": sorted(self._substitute)}, self._call_timeout)
+            answer = worker.request(messages.request(Op.SUBSTITUTE, names=sorted(self._substitute)), self._call_timeout)
         except (WorkerTimeout, WorkerDied, protocol.ProtocolError) as exc:
             answer = {"status": str(exc)}
-        if answer.get("status") != "ok":
+        if answer.get("status") != Status.OK:
             worker.close()
             self._fatal = "the notebook's copy did not start"
             raise StudentError("crashed", self._fatal)
@@ -277,8 +278,8 @@ class SandboxStudent:
                 kind, message = self._dead[name]
                 raise StudentError(kind, f"{message} in an earlier test, so it was not called again", name)
             worker = self._start()
-            msg = {"op": "call", "name": name, "args": protocol.encode(list(args)),
-                   "kwargs": protocol.encode(kwargs)}
+            msg = messages.request(Op.CALL, name=name, args=protocol.encode(list(args)),
+                                   kwargs=protocol.encode(kwargs))
             try:
                 answer = worker.request(msg, self._call_timeout, self._delegate)
             except SandboxUnavailable as exc:
@@ -296,19 +297,19 @@ class SandboxStudent:
                                     f"the notebook's process {exc} while running {name}")
                 raise StudentError(*self._dead[name], name) from None
             status = answer.get("status")
-            if status == "large":  # announced by its skeleton: taken only if it fits the contract
+            if status == Status.LARGE:  # announced by its skeleton: taken only if it fits the contract
                 try:
                     shape = protocol.decode_skeleton(answer.get("skeleton"))
                 except (protocol.ProtocolError, ValueError, TypeError) as exc:
                     shape, wrong = None, f"unreadable data ({exc})"
                 else:
                     wrong = "" if supplied else self._contract_problem(name, args, kwargs, shape)
-                answer = worker.request({"op": "pending", "take": not wrong}, self._call_timeout)
+                answer = worker.request(messages.request(Op.PENDING, take=not wrong), self._call_timeout)
                 if wrong:
                     raise StudentError("invalid", f"{name} returned {wrong} (see the docstring for what it "
                                                   "returns)", name)
                 status = answer.get("status")
-            if status == "ok":
+            if status == Status.OK:
                 try:
                     value = protocol.decode(answer.get("value"))
                 except (protocol.ProtocolError, ValueError, TypeError) as exc:
@@ -374,8 +375,8 @@ class SandboxStudent:
         """[(description, passed, message)] of the notebook's public checks (``cells``: the
         check cells' sources, run now with a registering ``check``; none: those already run)."""
         worker = self._start()
-        answer = worker.request({"op": "checks", "cells": list(cells)}, self._call_timeout)
-        value = answer.get("value") if answer.get("status") == "ok" else None
+        answer = worker.request(messages.request(Op.CHECKS, cells=list(cells)), self._call_timeout)
+        value = answer.get("value") if answer.get("status") == Status.OK else None
         return [(protocol.short(r[0], 100), bool(r[1]), protocol.short(r[2]))
                 for r in (value if isinstance(value, list) else [])[:200]
                 if isinstance(r, list) and len(r) == 3]
@@ -491,6 +492,7 @@ class _Collector:
         self._failures: list[carry.Failure] = []
         self._graded: frozenset[str] = frozenset()
         self._owners: dict[str, tuple[str, float]] = {}
+        self._reaches: dict[str, frozenset | None] = {}  # what the student's functions call (her code)
 
     def pytest_configure(self, config):
         config.pdl_student = self.student
@@ -555,13 +557,23 @@ class _Collector:
         try:
             assert self.ledger is not None  # self.diagnose says so
             return diagnose.diagnose(self.assignment, list(self.ledger.call_log), self._tolerances,
-                                     budget_s=min(diagnose.TEST_BUDGET_S, left), found=self._found), ""
+                                     budget_s=min(diagnose.TEST_BUDGET_S, left), found=self._found,
+                                     reach=self._reach), ""
         except Exception as exc:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
             return [], f"\n(no diagnosis: {type(exc).__name__}: {exc})"[:500]
         finally:
             self._spent += time.monotonic() - start
             if self.ledger is not None:
                 self.ledger.call_log.clear()
+
+    def _reach(self, name: str) -> frozenset | None:
+        """The graded functions the student's ``name`` can call, read from her code
+        (``carry.student_reach``; None where unknown): a wrong answer is blamed on the function it
+        comes from, through her calls as well as the reference's."""
+        if name not in self._reaches:
+            sources = type(self.student).sources(self.student) if hasattr(type(self.student), "sources") else []
+            self._reaches[name] = carry.student_reach(sources, {name}, self._graded) if sources else None
+        return self._reaches[name]
 
     def _crash_diagnosis(self, exc: StudentError) -> list[Diagnosis]:
         """"Works for single numbers, fails for arrays" for a function that raised on a call with

@@ -23,7 +23,7 @@ from autograder.run import packages, protocol
 SCRATCH_MB = 256           # home + /tmp + /dev/shm together
 UID_BASE = 1_000_000_000   # sandbox uids: far above any real account or subordinate-id range
 WORKER_MODULES = ("__init__.py", "run/__init__.py", "run/worker.py", "run/protocol.py",  # under autograder/
-                  "run/template.py")
+                  "run/messages.py", "run/template.py")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 HOME = "/home/student"
 

@@ -29,7 +29,8 @@ import signal
 import socket
 import sys
 
-from autograder.run import protocol, worker
+from autograder.run import messages, protocol, worker
+from autograder.run.messages import Op
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -170,7 +171,7 @@ def _spawn(sock, msg, fds, cfg, live) -> None:
         for fd in fds:
             os.close(fd)
         why = f"the template runs {threads} threads" if threads != 1 else "expected three pipes"
-        sock.send(json.dumps({"refused": msg.get("id"), "why": why}).encode())
+        sock.send(json.dumps(messages.refused(msg.get("id"), why)).encode())
         return
     pid = os.fork()
     if pid == 0:
@@ -184,7 +185,7 @@ def _spawn(sock, msg, fds, cfg, live) -> None:
     for fd in fds:
         os.close(fd)
     live[pid] = msg.get("id")
-    sock.send(json.dumps({"spawned": msg.get("id"), "pid": pid}).encode())  # its pid here: its CPU time is read
+    sock.send(json.dumps(messages.spawned(msg.get("id"), pid)).encode())  # its pid here: its CPU time is read
 
 
 def _preload(names: list[str]) -> list[str]:
@@ -210,7 +211,7 @@ def main(config_json: str, fd: int) -> None:
     os.set_blocking(wake_r, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *a: None)
-    sock.send(json.dumps({"ready": True, "preloaded": preloaded}).encode())
+    sock.send(json.dumps(messages.ready(preloaded)).encode())
     live: dict[int, str] = {}
     watched: list[socket.socket | int] = [sock, wake_r]
     while True:
@@ -230,7 +231,7 @@ def main(config_json: str, fd: int) -> None:
             if pid == 0:
                 break
             if pid in live:
-                sock.send(json.dumps({"exit": live.pop(pid), "code": os.waitstatus_to_exitcode(status)}).encode())
+                sock.send(json.dumps(messages.exited(live.pop(pid), os.waitstatus_to_exitcode(status))).encode())
         if sock not in readable:
             continue
         raw, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
@@ -240,9 +241,9 @@ def main(config_json: str, fd: int) -> None:
             msg = json.loads(raw)
         except ValueError:
             continue
-        if msg.get("op") == "spawn":
+        if msg.get("op") == Op.SPAWN:
             _spawn(sock, msg, fds, cfg, live)
-        elif msg.get("op") == "kill":
+        elif msg.get("op") == Op.KILL:
             for pid, ident in list(live.items()):
                 if ident == msg.get("id"):
                     _kill(pid)

@@ -19,8 +19,9 @@ import threading
 import time
 from pathlib import Path
 
-from autograder.run import packages, rootfs, settings
+from autograder.run import messages, packages, rootfs, settings
 from autograder.run.isolation import SandboxUnavailable, _child_setup, refuse_message, resolve_isolation
+from autograder.run.messages import Op
 from autograder.run.notebook import load_release
 
 # Fork-safe modules a template may import ahead of the submissions (torch starts threads on import:
@@ -146,8 +147,8 @@ class Template:
         pipes = [os.pipe() for _ in range(3)]  # (read, write) each: stdin, stdout, stderr
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         try:
-            socket.send_fds(self.sock, [json.dumps({"op": "spawn", "id": ident, "limits": limits,
-                                                     "env": rootfs._worker_env(rootfs.HOME, "/tmp")}).encode()], theirs)
+            spawn = messages.request(Op.SPAWN, id=ident, limits=limits, env=rootfs._worker_env(rootfs.HOME, "/tmp"))
+            socket.send_fds(self.sock, [json.dumps(spawn).encode()], theirs)
         finally:
             for fd in theirs:
                 os.close(fd)
@@ -211,7 +212,7 @@ class Template:
 
     def kill(self, ident: str) -> None:
         try:
-            self.sock.send(json.dumps({"op": "kill", "id": ident}).encode())
+            self.sock.send(json.dumps(messages.request(Op.KILL, id=ident)).encode())
         except OSError:
             pass
 

@@ -22,6 +22,7 @@ import traceback
 import numpy as np
 
 from autograder.run import protocol
+from autograder.run.messages import Event, Op, Status, answer, event
 
 OUTPUT_CAP = 20_000  # characters of student output kept for feedback
 CPU_GRACE_S = 5      # CPU seconds between RLIMIT_CPU's soft limit (SIGXCPU) and its hard one (SIGKILL)
@@ -118,14 +119,14 @@ def main(limits_json: str = "{}") -> None:
         msg["id"] = current["id"]  # which request this answers: the grader ignores anything else
         line = protocol.dumps(msg)
         if len(line) >= protocol.LINE_CAP:
-            line = protocol.dumps({"status": "invalid", "message":
-                                   f"the answer is larger than {protocol.LINE_CAP >> 20} MB"})
+            line = protocol.dumps(answer(Status.INVALID,
+                                         message=f"the answer is larger than {protocol.LINE_CAP >> 20} MB"))
         out.write(line + "\n")
         out.flush()
 
     shell = make_shell()  # heavy: loaded under the limits (made ahead by a warm template)
     ns = shell.user_ns
-    send({"event": "ready"})
+    send(event(Event.READY))
 
     pending = None
     requests = sys.stdin  # the student's code may rebind sys.stdin: the grader's channel is this one
@@ -135,18 +136,18 @@ def main(limits_json: str = "{}") -> None:
             op = req["op"]
             current["id"] = req.get("id")
         except Exception as exc:  # noqa: BLE001
-            send({"status": "protocol", "message": _short(exc)})
+            send(answer(Status.PROTOCOL, message=_short(exc)))
             continue
-        if op == "files":
+        if op == Op.FILES:
             try:
                 write_files(req["files"])
-                send({"status": "ok"})
+                send(answer(Status.OK))
             except Exception as exc:  # noqa: BLE001
-                send({"status": "error", "message": _short(exc)})
-        elif op == "run_cells":
+                send(answer(Status.ERROR, message=_short(exc)))
+        elif op == Op.RUN_CELLS:
             errors: list[dict] = []
             for index, source in req["cells"]:
-                send({"event": "cell", "index": index})
+                send(event(Event.CELL, index=index))
                 try:
                     result = _run_cell(shell, index, source)
                     failure = result.error_in_exec or result.error_before_exec
@@ -154,28 +155,28 @@ def main(limits_json: str = "{}") -> None:
                     failure = exc_
                 if failure is not None:
                     errors.append({"cell": index, "error": _short(failure)})
-            send({"status": "ok", "errors": errors})
-        elif op == "call":
-            answer = _call(ns, req, protocol)
+            send(answer(Status.OK, errors=errors))
+        elif op == Op.CALL:
+            reply = _call(ns, req, protocol)
             pending = None
-            if answer.get("status") == "ok" and protocol.wire_bytes(answer["value"]) > protocol.LARGE:
+            if reply.get("status") == Status.OK and protocol.wire_bytes(reply["value"]) > protocol.LARGE:
                 # a large answer waits until the grader has checked its shape against the contract
-                pending, answer = answer, {"status": "large", "skeleton": protocol.skeleton(answer["value"])}
-            send(answer)
-        elif op == "pending":  # the grader takes the large answer, or lets it go
-            send(pending if pending is not None and req.get("take") else {"status": "ok"})
+                pending, reply = reply, answer(Status.LARGE, skeleton=protocol.skeleton(reply["value"]))
+            send(reply)
+        elif op == Op.PENDING:  # the grader takes the large answer, or lets it go
+            send(pending if pending is not None and req.get("take") else answer(Status.OK))
             pending = None
-        elif op == "checks":
+        elif op == Op.CHECKS:
             send(_checks(ns, shell, req.get("cells") or []))
-        elif op == "substitute":  # error carried forward: these functions answered by the grader
+        elif op == Op.SUBSTITUTE:  # error carried forward: these functions answered by the grader
             for name in req.get("names") or []:
                 if isinstance(name, str) and name.isidentifier():
                     ns[name] = _delegate(name, send, requests.readline)
-            send({"status": "ok"})
-        elif op == "output":
-            send({"status": "ok", "value": captured.text()})
+            send(answer(Status.OK))
+        elif op == Op.OUTPUT:
+            send(answer(Status.OK, value=captured.text()))
         else:
-            send({"status": "protocol", "message": f"unknown op {op!r}"})
+            send(answer(Status.PROTOCOL, message=f"unknown op {op!r}"))
 
 
 def _delegate(name: str, send, readline):
@@ -189,11 +190,11 @@ def _delegate(name: str, send, readline):
                 generators.append(value)
                 return f"{protocol.GENERATOR}{len(generators) - 1}"
             return value
-        send({"event": "delegate", "name": name, "args": protocol.encode([place(a) for a in args]),
-              "kwargs": protocol.encode({k: place(v) for k, v in kwargs.items()}),
-              "generators": [protocol.generator_state(g) for g in generators]})
+        send(event(Event.DELEGATE, name=name, args=protocol.encode([place(a) for a in args]),
+                   kwargs=protocol.encode({k: place(v) for k, v in kwargs.items()}),
+                   generators=[protocol.generator_state(g) for g in generators]))
         reply = protocol.loads(readline())
-        if isinstance(reply, dict) and reply.get("status") == "ok":
+        if isinstance(reply, dict) and reply.get("status") == Status.OK:
             for gen, state in zip(generators, reply.get("generators") or []):
                 protocol.set_generator_state(gen, state)
             return protocol.decode(reply.get("value"))
@@ -206,7 +207,7 @@ def _call(ns, req, protocol):
     name = req.get("name")
     fn = ns.get(name)
     if not callable(fn):
-        return {"status": "missing", "message": f"no function named {name!r} is defined in the notebook"}
+        return answer(Status.MISSING, message=f"no function named {name!r} is defined in the notebook")
     try:
         args = protocol.decode(req.get("args", []))
         kwargs = protocol.decode(req.get("kwargs", {"__dict__": []}))
@@ -214,15 +215,15 @@ def _call(ns, req, protocol):
     except NotImplementedError as exc:
         origin = _origin(exc)
         if origin and origin != name:
-            return {"status": "not_implemented", "origin": origin,
-                    "message": f"{name} could not run: {origin} is not implemented yet"}
-        return {"status": "not_implemented", "origin": name, "message": f"{name} is not implemented yet"}
+            return answer(Status.NOT_IMPLEMENTED, origin=origin,
+                          message=f"{name} could not run: {origin} is not implemented yet")
+        return answer(Status.NOT_IMPLEMENTED, origin=name, message=f"{name} is not implemented yet")
     except BaseException as exc:  # noqa: BLE001
-        return {"status": "error", "origin": _origin(exc), "message": f"{name} raised {_short(exc)}{_where(exc)}"}
+        return answer(Status.ERROR, origin=_origin(exc), message=f"{name} raised {_short(exc)}{_where(exc)}")
     try:
-        return {"status": "ok", "value": protocol.encode(value)}
+        return answer(Status.OK, value=protocol.encode(value))
     except BaseException as exc:  # noqa: BLE001
-        return {"status": "invalid", "message": f"{name} returned something that is not numbers: {_short(exc)}"}
+        return answer(Status.INVALID, message=f"{name} returned something that is not numbers: {_short(exc)}")
 
 
 # The notebook's cells by the name IPython compiled them under: an error is placed in the
@@ -285,25 +286,27 @@ def _checks(ns, shell, cells):
             what = f"implement {missing} first" if missing.isidentifier() else "implement the functions it uses first"
             results.append([doc[0] if doc else str(name), False, f"not yet: {what}"])
         except BaseException as exc:  # noqa: BLE001
-            results.append([doc[0] if doc else str(name), False, _check_failure(exc)])
-    return {"status": "ok", "value": results}
+            results.append([doc[0] if doc else str(name), False, check_failure(exc)])
+    return answer(Status.OK, value=results)
 
 
-def _check_failure(exc: BaseException) -> str:
+def check_failure(exc: BaseException) -> str:
     """A failed public check's message: the exception's own, or where it has none (a bare
-    ``assert``, ``raise ValueError()``) what failed, in words, never an empty one."""
-    if str(exc).strip():
-        return _short(exc)
+    ``assert``, ``raise ValueError()``) what failed, in words, never an empty one. Self-contained:
+    the release notebooks' check helper carries this function's source (course/checks.py)."""
+    import traceback as tb
+
     kind = type(exc).__name__
-    line = next((text for f in reversed(traceback.extract_tb(exc.__traceback__)) if (text := (f.line or "").strip())),
-                "")
+    if str(exc).strip():
+        text = f"{kind}: {exc}"
+        return text if len(text) <= 300 else text[:300] + " ..."
+    line = next((text for f in reversed(tb.extract_tb(exc.__traceback__)) if (text := (f.line or "").strip())), "")
     line = line if len(line) <= 200 else line[:200] + " ..."
     if isinstance(exc, AssertionError):
         return (f"{kind}: the check's condition does not hold" + (f": `{line}`" if line else "")
                 + "; the check's code in the notebook shows what it compares")
     return (f"{kind} (raised without a message)" + (f" at `{line}`" if line else "")
             + "; the check's code in the notebook shows what it calls")
-
 
 if __name__ == "__main__":
     main()
