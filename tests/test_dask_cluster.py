@@ -5,15 +5,18 @@ hostile cohort; every record equals the process pool's, and no record carries a 
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import EXEMPLAR
 
-from autograder.cohort.grade import grade_cohort
+from autograder.cohort.grade import CohortInputError, grade_cohort
 from autograder.course.synth import hostile_cohort
 from autograder.run.isolation import namespaces_available
 from autograder.run.paths import REPO
@@ -33,7 +36,8 @@ def _start(args: list[str], log: Path) -> subprocess.Popen:
 
 @pytest.fixture
 def cluster(tmp_path):
-    """A scheduler and two worker processes of two threads each; their address."""
+    """A scheduler and two worker processes of two threads each: ``address``, ``workers`` (the
+    worker processes)."""
     info = tmp_path / "scheduler.json"
     procs = [_start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                      "--scheduler-file", str(info)], tmp_path / "scheduler.log")]
@@ -50,7 +54,7 @@ def cluster(tmp_path):
         with Client(scheduler_file=str(info), timeout=60) as client:
             client.wait_for_workers(2, timeout=120)
             address = client.scheduler.address
-        yield address
+        yield SimpleNamespace(address=address, workers=procs[1:])
     finally:
         for proc in reversed(procs):
             try:
@@ -77,7 +81,7 @@ def test_a_real_cluster_with_two_threads_per_worker_grades_as_the_pool_does(tmp_
     for student in CASES:
         (folder / student).mkdir(parents=True)
         (folder / student / f"{EXEMPLAR}.ipynb").write_text(cases[student][0])
-    on_dask = grade_cohort(folder, EXEMPLAR, tmp_path / "dask", scheduler=cluster, progress=False, **LIMITS)
+    on_dask = grade_cohort(folder, EXEMPLAR, tmp_path / "dask", scheduler=cluster.address, progress=False, **LIMITS)
     in_pool = grade_cohort(folder, EXEMPLAR, tmp_path / "pool", workers=2, progress=False, **LIMITS)
     assert len(on_dask.results) == len(in_pool.results) == len(CASES)
     dask_records, pool_records = _scores(tmp_path / "dask"), _scores(tmp_path / "pool")
@@ -86,3 +90,55 @@ def test_a_real_cluster_with_two_threads_per_worker_grades_as_the_pool_does(tmp_
         assert rec.graded, (rec.student, rec.not_graded)
     full = dask_records["good1"][1]
     assert full > 0 and dask_records["good1"][0] == dask_records["good2"][0] == full
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_scheduler_that_cannot_be_reached_is_refused_in_words(tmp_path):
+    folder = tmp_path / "subs" / "ann"
+    folder.mkdir(parents=True)
+    (folder / f"{EXEMPLAR}.ipynb").write_text(hostile_cohort(EXEMPLAR)["good1"][0])
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    start = time.monotonic()
+    with pytest.raises(CohortInputError, match="no dask scheduler answers at tcp://127.0.0.1") as err:
+        grade_cohort(tmp_path / "subs", EXEMPLAR, tmp_path / "out", scheduler=address, progress=False, **LIMITS)
+    assert "dask scheduler" in str(err.value) and "nothing was graded" in str(err.value)
+    assert time.monotonic() - start < 60
+    assert not (tmp_path / "out").exists()  # refused before anything was read or written
+
+
+@pytest.mark.skipif(not namespaces_available(), reason="the cohort needs the sandbox")
+def test_a_worker_that_dies_mid_cohort_loses_no_record(tmp_path, cluster):
+    """One of the two workers is killed once the first record is written: its submissions are
+    graded by the other (dask reschedules them), every record is there and graded."""
+    good = hostile_cohort(EXEMPLAR)["good1"][0]
+    students = [f"s{k}" for k in range(6)]
+    for student in students:
+        (tmp_path / "subs" / student).mkdir(parents=True)
+        (tmp_path / "subs" / student / f"{EXEMPLAR}.ipynb").write_text(good)
+    records, killed = tmp_path / "out" / "records", threading.Event()
+
+    def kill_one_worker():
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not (records.exists() and any(records.glob("*.json"))):
+            time.sleep(0.05)
+        os.killpg(cluster.workers[0].pid, signal.SIGKILL)
+        killed.set()
+
+    killer = threading.Thread(target=kill_one_worker, daemon=True)
+    killer.start()
+    summary = grade_cohort(tmp_path / "subs", EXEMPLAR, tmp_path / "out", scheduler=cluster.address,
+                           progress=False, **LIMITS)
+    killer.join(timeout=10)
+    assert killed.is_set()
+    assert sorted(r.student for r in summary.results) == students
+    assert sorted(p.stem for p in records.glob("*.json")) == students
+    for rec in summary.results:  # rescheduled on the living worker, or else listed not graded (never a 0)
+        assert rec.graded or rec.not_graded.startswith("worker lost"), (rec.student, rec.not_graded)
+        if rec.graded:
+            assert rec.score == rec.max_score > 0, (rec.student, rec.score, rec.errors)
+    assert sum(rec.graded for rec in summary.results) >= len(students) - 2

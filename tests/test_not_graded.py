@@ -97,3 +97,31 @@ def test_a_grader_child_killed_from_outside_is_a_grader_failure_not_a_grade(writ
         [{"exception": "MemoryError", "message": ""}], "error"))
     report = grading.grade(path, EXEMPLAR, **LIMITS)  # the grader's memory cap: graded, unfinished tests 0
     assert report.score == 0 and any("needed more than" in e for e in report.errors)
+
+
+def test_a_pool_worker_that_dies_loses_no_record(tmp_path, write_nb, correct_nb, monkeypatch):
+    """A pool process killed while grading (here: it kills itself on one submission) breaks the pool:
+    what it had not finished is listed as not graded (never a 0), the run goes on to write every
+    record, and the next run grades them."""
+    import os
+    import signal
+
+    subs = write_nb("doomed", correct_nb).parent.parent
+    write_nb("other", correct_nb)
+    out = tmp_path / "out"
+    real = cohort_grade.grade
+
+    def grade(path, assignment, **limits):
+        if Path(path).parent.name == "doomed":
+            os.kill(os.getpid(), signal.SIGKILL)  # the pool's worker process dies
+        return real(path, assignment, **limits)
+
+    monkeypatch.setattr(cohort_grade, "grade", grade)
+    once = {r.student: r for r in grade_cohort(subs, EXEMPLAR, out, workers=1, progress=False, **LIMITS).results}
+    assert set(once) == {"doomed", "other"}
+    assert not once["doomed"].graded and once["doomed"].not_graded.startswith("worker lost: BrokenProcessPool")
+    assert "not graded: the worker grading it was lost" in once["doomed"].errors[0]
+    assert json.loads((out / "records" / "doomed.json").read_text())["not_graded"]
+    monkeypatch.setattr(cohort_grade, "grade", real)
+    again = {r.student: r for r in grade_cohort(subs, EXEMPLAR, out, workers=1, progress=False, **LIMITS).results}
+    assert all(r.graded and r.score == r.max_score > 0 for r in again.values())

@@ -92,9 +92,35 @@ def _graded_or_not(path: str, assignment: str, limits: dict) -> Record:
             raise  # the host's problem, not this student's: the whole run stops
         except Exception as exc:  # noqa: BLE001 - a grader failure is recorded, the batch goes on
             why = f"{type(exc).__name__}: {exc}"
+    return not_graded(path, assignment, limits, f"the grader failed ({why})", f"grader failure: {why}")
+
+
+def not_graded(path: str, assignment: str, limits: dict, said: str, reason: str) -> Record:
+    """The record of a submission the grader could not grade: no score, never a 0 (the next run
+    grades it again); ``said`` tells the student why, ``reason`` is the gradebook's."""
     return Record(assignment=assignment, submission=path, score=0.0, max_score=0.0,
-                  errors=[f"not graded: the grader failed ({why}); grading it again may succeed"],
-                  isolation=limits.get("isolation") or "", not_graded=f"grader failure: {why}")
+                  errors=[f"not graded: {said}; grading it again may succeed"],
+                  isolation=limits.get("isolation") or "", not_graded=reason)
+
+
+SCHEDULER_TIMEOUT_S = 10  # reaching a dask scheduler before anything is graded
+
+
+def reach_scheduler(scheduler: str) -> None:
+    """``CohortInputError`` in words when no dask scheduler answers at ``scheduler``, before any
+    submission is read or graded."""
+    try:
+        from distributed import Client  # optional and heavy: only with --scheduler
+    except ImportError:
+        raise CohortInputError("--scheduler needs dask.distributed: pip install 'distributed'") from None
+    try:
+        with Client(scheduler, timeout=SCHEDULER_TIMEOUT_S):
+            pass
+    except Exception as exc:  # noqa: BLE001 - dask raises OSError, TimeoutError, ValueError for a bad address
+        raise CohortInputError(
+            f"no dask scheduler answers at {scheduler} (after {SCHEDULER_TIMEOUT_S} s: {type(exc).__name__}: "
+            f"{str(exc)[:200]}); start one with `dask scheduler` and its workers with `dask worker "
+            f"<address>`, or check the address (tcp://host:8786); nothing was graded") from None
 
 
 def read_record(path: Path) -> Record | None:
@@ -202,6 +228,8 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
         known_assignment(assignment)
     except ValueError as exc:
         raise CohortInputError(str(exc)) from None
+    if scheduler:
+        reach_scheduler(scheduler)
     tmp, unmatched = _unpack(source)
     root = tmp or source
     if tmp is not None and keep_files is not None:
@@ -329,6 +357,15 @@ def warm_plugin(assignment: str, isolation: str | None):
     return WarmGrading()
 
 
+def _lost(sub, assignment: str, limits: dict, exc: Exception) -> Record:
+    """A submission whose grading job was lost with the worker that ran it: not graded."""
+    why = f"{type(exc).__name__}: {str(exc)[:300]}"
+    rec = not_graded(str(sub.path), assignment, limits, f"the worker grading it was lost ({why})",
+                     f"worker lost: {why}")
+    rec.student = sub.student
+    return rec
+
+
 def _run(todo, assignment, limits, workers, scheduler, progress):
     """Yield records as they finish (so an interrupted run keeps every finished one)."""
     if not todo:
@@ -344,10 +381,16 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
                 futures = [client.submit(_grade_job, sub.student, str(sub.path), assignment, limits,
                                          pure=False, key=f"grade-{sub.student}-{digest[:12]}")
                            for sub, digest in todo]
-                hashes = {f.key: d for f, (_, d) in zip(futures, todo)}
+                jobs = {f.key: job for f, job in zip(futures, todo)}
                 for fut in dask_completed(futures):
-                    rec = Record.from_dict(fut.result())
-                    rec.sha256 = hashes[fut.key]
+                    sub, digest = jobs[fut.key]
+                    try:
+                        rec = Record.from_dict(fut.result())
+                    except SandboxUnavailable:
+                        raise  # the host's problem: the whole run stops
+                    except Exception as exc:  # noqa: BLE001 - its workers died (KilledWorker), it was lost
+                        rec = _lost(sub, assignment, limits, exc)
+                    rec.sha256 = digest
                     bar.update()
                     yield rec
             return
@@ -356,8 +399,14 @@ def _run(todo, assignment, limits, workers, scheduler, progress):
         try:
             futures = {pool.submit(_grade_job, sub.student, str(sub.path), assignment, limits): digest
                        for sub, digest in todo}
+            subs = {fut: sub for fut, (sub, _) in zip(futures, todo)}
             for fut in as_completed(futures):
-                rec = Record.from_dict(fut.result())
+                try:
+                    rec = Record.from_dict(fut.result())
+                except SandboxUnavailable:
+                    raise  # the host's problem: the whole run stops
+                except Exception as exc:  # noqa: BLE001 - its worker process died (BrokenProcessPool)
+                    rec = _lost(subs[fut], assignment, limits, exc)
                 rec.sha256 = futures[fut]
                 bar.update()
                 yield rec
