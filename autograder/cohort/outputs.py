@@ -4,6 +4,8 @@ score sheet, per-student feedback pages and the cohort report."""
 from __future__ import annotations
 
 import datetime as dt
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -11,7 +13,7 @@ import warnings
 from pathlib import Path
 
 from autograder.cohort import handscores, similarity
-from autograder.cohort.changes import record_changes
+from autograder.cohort.changes import STATE, record_changes
 from autograder.cohort.exports import standing, write_exports
 from autograder.cohort.found import write_mistakes
 from autograder.cohort.grade import _write_atomic
@@ -207,14 +209,52 @@ def record_in_gradebook(summary: CohortSummary, db_url: str | None = None, hand=
 
 
 
+STAGE_PREFIX = ".pdl-outputs-"  # a run's outputs are written here first (inside ``out``: one file system)
+# the files of ``out`` that writing the outputs reads back or appends to
+READ_BACK = ("changes.csv", STATE, "written_scores.csv", "hand_scores.json",
+             "hand_score_conflicts.csv")
+
+
 def write_outputs(summary: CohortSummary, out: Path, csv_path: Path | None = None, hand=None) -> dict:
     """Feedback pages, report, grades.csv, mistakes.csv, and (with written answers) written.html and
     written_scores.csv; then changes.csv. ``hand``: merged hand scores (``hand_scores``); by default
-    the CSV's. Returns what ``changes.record_changes`` says."""
+    the CSV's. Returns what ``changes.record_changes`` says.
+
+    Everything is written to a folder of its own inside ``out`` first, then renamed into place at
+    once: a crash or Ctrl-C while writing leaves the last run's set whole, never half of each."""
 
     complete_answers(summary)
     if hand is None:
         hand = hand_scores(summary, out)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob(STAGE_PREFIX + "*"):  # a run that died while writing
+        shutil.rmtree(stale, ignore_errors=True)
+    stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=out))
+    try:
+        for name in READ_BACK:  # what the writers read and extend
+            if (out / name).is_file():
+                shutil.copy2(out / name, stage / name)
+        grades = stage / ".grades.csv" if csv_path is not None else None
+        changed = _write_all(summary, stage, grades, hand)
+        _move_into_place(stage, out)
+        if grades is not None and csv_path is not None:
+            Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(out / grades.name), str(csv_path))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return changed
+
+
+def _move_into_place(stage: Path, out: Path) -> None:
+    """Rename every file written in ``stage`` onto its place in ``out`` (renames, milliseconds)."""
+    for path in sorted(stage.rglob("*")):
+        if path.is_file():
+            target = out / path.relative_to(stage)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+
+
+def _write_all(summary: CohortSummary, out: Path, csv_path: Path | None, hand) -> dict:
     deadline = deadline_of(summary.assignment)
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
