@@ -164,6 +164,29 @@ def test_a_public_check_that_fails_without_a_message_says_what_failed():
     assert got["a message of its own"] == (False, "AssertionError: m should be below 0.5, got 0.7")
 
 
+def test_the_release_notebooks_check_helper_says_what_failed_too(capsys):
+    """The check helper every release notebook carries (a student runs it with no engine
+    installed) says why a message-less check failed, with the grader's own words."""
+    import json
+    import linecache
+
+    from autograder.course.checks import CHECK_HELPER
+
+    release = json.loads((REPO / "assignments" / EXEMPLAR / f"{EXEMPLAR}.ipynb").read_text())
+    helper = next("".join(c["source"]) for c in release["cells"] if "".join(c["source"]) == CHECK_HELPER.rstrip("\n"))
+    scope: dict = {}
+    exec(compile(helper.split("try:  # `%%figure`")[0], "<helper>", "exec"), scope)  # noqa: S102
+    cell = "def check_small():\n    'magnetization is small'\n    m = 0.7\n    assert abs(m) < 0.5\n"
+    name = "<pdl-test-release-check>"
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)
+    exec(compile(cell, name, "exec"), scope)  # noqa: S102
+    capsys.readouterr()
+    scope["check"](scope["check_small"])
+    assert capsys.readouterr().out.strip() == (
+        "FAIL     magnetization is small: AssertionError: the check's condition does not hold: "
+        "`assert abs(m) < 0.5`; the check's code in the notebook shows what it compares")
+
+
 # -- a demo that says when screenshots were skipped and why ---------------------------------------
 def _demo_outputs(out, **env):
     """scripts/demo.sh's last lines about the cohort's outputs (its function demo_cohort_outputs)."""

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 from autograder.run.grading import SandboxStudent, assignment_files
 from autograder.run.notebook import read_notebook
+from autograder.run.worker import check_failure
 
 # Inserted verbatim into release and solution notebooks (students have no `pdl` import).
-CHECK_HELPER = '''\
+_HELPER = '''\
 # Public checks (inserted by the course tools; do not edit).
 # Each @check function below runs when its cell runs and prints one line:
 # "ok" when it passes, "not yet" naming the function still to implement, "FAIL" with a hint otherwise.
 import re as _re
 
 _PDL_CHECKS = {}
-
+{why}
 
 def check(fn):
     """Register a public check and run it now."""
@@ -27,7 +29,7 @@ def check(fn):
         missing = _re.match(r"\\s*(\\w+):", str(exc))
         print(f"not yet  {doc}: implement {missing.group(1) if missing else 'the functions it uses'} first")
     except Exception as exc:
-        print(f"FAIL     {doc}: {type(exc).__name__}: {exc}")
+        print(f"FAIL     {doc}: {_pdl_why(exc)}")
     else:
         print(f"ok       {doc}")
     return fn
@@ -57,6 +59,17 @@ try:  # `%%figure` on a figure cell: with functions still missing it says which 
 except Exception:  # noqa: BLE001 - not in IPython: figure cells run as they are
     pass
 '''  # noqa: E501 - inserted verbatim into the notebooks: a wrapped line would change every release
+
+
+def _why_source() -> str:
+    """The worker's ``check_failure`` as the helper's ``_pdl_why``: one function says why a check
+    failed, in the grader and in the student's notebook (where the engine is not installed)."""
+    source = inspect.getsource(check_failure).replace("def check_failure(", "def _pdl_why(", 1)
+    return "\n\n" + source
+
+
+# braces in the helper are its own f-strings: only the one placeholder is filled
+CHECK_HELPER = _HELPER.replace("{why}", _why_source())
 
 
 def run_public_checks(notebook, assignment: str | None = None, timeout: float = 300) -> tuple[list, list]:
