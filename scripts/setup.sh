@@ -9,8 +9,28 @@ PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 setup_start=$SECONDS
 setup_step() { echo "setup [$((SECONDS - setup_start)) s]: $*"; }
-# pip's "WARNING: Location" lines (a distribution's paths) are noise; the rest of stderr is kept
-setup_pip() { .venv/bin/python -m pip "$@" 2> >(grep -v "WARNING: Location" >&2); }
+# pip's "WARNING: Location" lines (a distribution's paths) are noise, and so is setuptools' banner
+# about editable installs (it reads like an error and is not one); the rest is kept
+setup_quiet_noise() {
+  awk '/WARNING: Location/ {next}
+       /BuildBackendWarning: Editable installation/ {banner=1; next}
+       banner && /with strategy, WheelFile/ {banner=0; next}
+       !banner {print; fflush()}'
+}
+setup_pip() { .venv/bin/python -m pip "$@" > >(setup_quiet_noise) 2> >(setup_quiet_noise >&2); }
+# pip unpacks about 2 GB in silence after "Installing collected packages": a line every 10 s
+setup_pip_alive() {
+  setup_pip "$@" &
+  local pip_pid=$! waited=0
+  while kill -0 "$pip_pid" 2>/dev/null; do
+    sleep 1
+    waited=$((waited + 1))
+    if [ $((waited % 10)) = 0 ] && kill -0 "$pip_pid" 2>/dev/null; then
+      setup_step "pip is still at work (downloading or unpacking; the first time takes a few minutes)"
+    fi
+  done
+  wait "$pip_pid"
+}
 if [ ! -x .venv/bin/python ]; then
   setup_step "creating .venv with $PY"
   "$PY" -m venv .venv
@@ -24,7 +44,7 @@ else
   setup_pip install --quiet --upgrade pip || true
   setup_step "installing the course and its dependencies into .venv (numpy, scipy, torch, otter-grader," \
     "nbgrader, ...: about 2 GB, a few minutes the first time)"
-  setup_pip install -e . || true
+  setup_pip_alive install -e . || true
 fi
 setup_step "checking that the course tools import"
 .venv/bin/python -c "import autograder, torch, otter, nbgrader" \

@@ -47,3 +47,36 @@ def test_setup_says_each_step_and_shows_pips_progress_the_first_time(tmp_path):
     assert [line.split("]: ", 1)[1] for line in again.stdout.splitlines() if line.startswith("setup [")] == [
         "checking the installation in .venv", "checking that the course tools import", "done"]
     assert "-m pip install --quiet -e ." in (bin_ / "calls.log").read_text().splitlines()
+
+
+SLOW_PYTHON = """#!/usr/bin/env bash
+echo "$*" >> "$(dirname "$0")/calls.log"
+case "$*" in *"install -e ."*)
+  echo "Installing collected packages: numpy, torch"
+  sleep 12
+  echo "  /tmp/x/editable_wheel.py:354: BuildBackendWarning: Editable installation." >&2
+  echo "  !!" >&2
+  echo "          Please be careful with folders in your working directory with the same" >&2
+  echo "  !!" >&2
+  echo "    with strategy, WheelFile(wheel_path, 'w') as wheel_obj:" >&2
+  echo "Successfully installed numpy torch";;
+esac
+"""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_long_install_is_never_silent_and_setuptools_banner_is_dropped(tmp_path):
+    """pip's silent unpacking gets a line every 10 s; setuptools' editable-install banner, which
+    reads like an error, is left out; pip's own lines are kept (issue 37, item 5)."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
+    bin_ = tmp_path / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "python").write_text(SLOW_PYTHON)
+    (bin_ / "python").chmod(0o755)
+    done = _setup(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "pip is still at work" in done.stdout
+    assert "Installing collected packages" in done.stdout and "Successfully installed" in done.stdout
+    assert "BuildBackendWarning" not in done.stderr + done.stdout and "!!" not in done.stderr
+    assert "Please be careful" not in done.stderr
