@@ -402,3 +402,31 @@ def test_the_index_finds_the_pairs_that_comparing_every_pair_finds():
         assert _rows(indexed) == sorted(every), kind
         flagged = [p for p in indexed if p.flagged]
         assert flagged and len(flagged) < len(indexed), (kind, len(flagged), len(indexed))  # both kinds exercised
+
+
+def test_a_notebook_parsed_whole_gives_the_code_the_grader_reads(tmp_path):
+    """read_code parses a small notebook the grader read with json.loads: the same graded code as
+    the grader's streamed reader, for the example submissions and the hostile cohort's notebooks
+    (those the grader reads); an nbformat 3 notebook, invalid JSON or a large file go the grader's way."""
+    from autograder.course.synth import hostile_cohort
+    from autograder.run.notebook import SubmissionError, load_submission
+
+    files = {p.stem: p.read_text() for p in EXAMPLES.glob("*.ipynb")}
+    files.update({f"hostile_{k}": content for k, (content, _) in hostile_cohort(EXEMPLAR).items()})
+    compared = 0
+    for name, content in files.items():
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(content)
+        try:
+            streamed = similarity.graded_code(load_submission(path)[1])
+        except SubmissionError:
+            continue  # the grader could not read it: its record is unreadable, and read_code reads it the same way
+        whole = similarity._parsed_whole(path)
+        if whole is not None:
+            assert similarity.graded_code(whole) == streamed, name
+            compared += 1
+        rec = Record.from_dict({"student": name, "assignment": EXEMPLAR, "submission": str(path), "tests": _tests()})
+        assert similarity.read_code(rec)[0] == streamed[:similarity.CODE_MAX_CHARS], name
+    assert compared >= 10
+    assert similarity._parsed_whole(tmp_path / "hostile_old_format.ipynb") is None  # nbformat 3: the grader's way
+    assert similarity._parsed_whole(tmp_path / "invalid_json.ipynb") is None
