@@ -140,17 +140,19 @@ class _Cat:
              "def g(n):\n    return np.outer(np.arange(1.0, n + 1), np.arange(2.0, n + 4))\n\n"
              "def h(n, x):\n    return np.cos(x) * n + 1.0 / (1.0 + n * x ** 2)\n\n"
              "def k(x):\n    return {'mean': float(np.mean(x)), 'var': float(np.var(x))}\n\n"
+             "def d(x, n):\n    return (1 - np.asarray(x) ** 2) ** ((n - 3) / 2)\n\n"
              "def s(n, x):\n    out, term = 0.0 * x, 1.0 + 0.0 * x\n    for j in range(n + 1):\n"
              "        out, term = out + term, term * x / (j + 1)\n    return out\n", ns)
         self.reference = Variant("reference", "", ns, set())
 
 
-def _generic(name, answer, inputs, rtol=1e-9, atol=1e-12, wrong=()):
+def _generic(name, answer, inputs, rtol=1e-9, atol=1e-12, wrong=(), reach=None):
     """The generic diagnosis of a student whose ``name`` answers ``answer(*args)`` on ``inputs``
     (``wrong``: the functions seen answering wrongly before)."""
     cat = _Cat()
     calls = [Call(name, args, kwargs, answer(*args, **kwargs)) for args, kwargs in inputs]
-    found = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), rtol, atol, wrong=wrong)
+    found = diagnose.generic(cat, calls, lambda i: cat.reference.call(calls[i]), rtol, atol, wrong=wrong,
+                             reach=reach)
     text = words(found)
     shown = [v for c in calls for v in numbers_of(cat.reference.call(c))]
     assert not leaked_numbers(text, shown), text
@@ -578,10 +580,30 @@ def test_a_caller_of_a_wrong_function_names_the_wrong_one():
     assert "off by" not in text
 
 
+def test_the_function_a_wrong_answer_comes_from_is_found_through_the_students_calls_too():
+    """Her t calls her u (the reference's t does not), both answered wrongly: w, which uses t, is
+    wrong through u, the one to fix first."""
+    calls = [((np.linspace(0.1, 2.0, 5), 0.5), {}), ((np.linspace(0.2, 1.0, 4), 2.0), {})]
+    wrong_w = lambda x, a: 2.0 * (ref_t(x, a) + x) + 1.0  # noqa: E731
+    assert _generic("w", wrong_w, calls, wrong={"t", "u"}).startswith("w uses t, whose answers are wrong")
+    mine = {"w": frozenset({"w", "t", "u"}), "t": frozenset({"t", "u"}), "u": frozenset({"u"})}
+    text = _generic("w", wrong_w, calls, wrong={"t", "u"}, reach=mine.get)
+    assert text.startswith("w uses u, whose answers are wrong: fix u first"), text
+
+
 def test_an_argument_the_answer_does_not_change_with():
     calls = [((np.linspace(0.1, 2.0, 5), a), {}) for a in (0.5, 1.5, 2.5)]
     assert "gives the same answer when only `a` changes" in _generic("u", lambda x, a: np.cos(x) + x, calls)
     assert "only `a` changes" not in _generic("u", lambda x, a: np.cos(1.1 * a * x) + x, calls)
+
+
+def test_no_argument_called_unused_where_another_call_shows_the_answer_change_with_it():
+    """(1 - x²)^((n-2)/2) for (1 - x²)^((n-3)/2): at n = 2 the answer is the same for every x, at
+    any other n it changes with x: x is used, its power is wrong."""
+    calls = [((np.linspace(-0.9, 0.9, 7), n), {}) for n in (2, 2.0, 5, 9)]
+    answer = lambda x, n: (1 - np.asarray(x) ** 2) ** ((n - 2) / 2)  # noqa: E731
+    assert "only `x` changes" not in _generic("d", answer, calls)
+    assert "only `x` changes" in _generic("d", lambda x, n: 0.0 * np.asarray(x) + n, calls[:2])
 
 
 def test_a_sample_statistic_off_by_m_minus_one_over_m():
@@ -595,7 +617,7 @@ def test_a_sample_statistic_off_by_m_minus_one_over_m():
 def test_identical_draws_where_fresh_ones_are_expected():
     calls = [((n, seed), {}) for n, seed in ((4, 1), (6, 2))]
     text = _generic("draws", lambda n, rng: np.tile(np.random.default_rng(rng).normal(size=(1, 2)), (n, 1)), calls)
-    assert "repeats the same random draws" in text
+    assert "returns the same sample again and again" in text
 
 
 def test_nan_advice_only_at_a_limit_point():

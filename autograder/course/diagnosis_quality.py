@@ -295,9 +295,10 @@ def claim_holds(d: Diagnosis, calls: list[Call], reference, rtol: float = DEFAUL
     if kind is Found.SAME_DRAWS:
         return all(any(a is not None and repeated_slices(a, x) for _, a, x in _leaves(c.value, e)) for c, e in wrong)
     if kind is Found.UPSTREAM:
-        # the functions named are used by f (in the reference) and, where this test called them,
-        # answered wrongly on some call (where it did not, an earlier test saw them wrong)
-        reach = reference.reaches(f)
+        # the functions named are used by f (in the reference, or in the student's code: ``yours``,
+        # read from it where the claim is made) and, where this test called them, answered wrongly
+        # on some call (where it did not, an earlier test saw them wrong)
+        reach = set(reference.reaches(f)) | set(q.get("yours") or ())
         for u in q["upstream"]:
             theirs = [(c, reference.call(c)) for c in calls if c.name == u]
             if u == f or u not in reach or (theirs and all(e is _FAILED or right(c.value, e) for c, e in theirs)):

@@ -233,8 +233,9 @@ def sentence(d: Diagnosis, tell: bool = True) -> str:
                 "normalization of your sample statistic (divide by M - 1 for an unbiased estimate, "
                 "count M(M-1) distinct pairs, not M²).")
     if k is Found.SAME_DRAWS:
-        return (f"{f} repeats the same random draws where fresh ones are expected: check that the random "
-                "generator is created (seeded) once, not again at every step, network or layer.")
+        return (f"{f} returns the same sample again and again (identical along one axis) where independent "
+                "random samples are expected: check that every sample gets fresh random draws (the random "
+                "generator created once, not re-seeded at every step, network or layer).")
     if k is Found.ARRAY_CRASH:
         where = f" when {named(q['p'])} is an array" if q.get("p") else " on array inputs"
         return (f"{f} works for single numbers but fails{where}: use numpy operations (np.where, "

@@ -120,7 +120,7 @@ def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_w
 
 
 def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_S,
-             found: list | None = None) -> list[Diagnosis]:
+             found: list | None = None, reach=None) -> list[Diagnosis]:
     """The diagnoses of one failing test from its calls ([] when there is nothing to say).
 
     ``found`` (kept by the caller across the tests of one submission) collects what the
@@ -128,7 +128,9 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
     functions that answered wrongly (their names). A test that no single mistake explains is
     then tried against each pair of those mistakes made together (a wrong helper and a wrong
     caller compound); a function seen wrong keeps the mistakes that assume it right from being
-    named on its callers (``_matches``)."""
+    named on its callers (``_matches``). ``reach(name)``: the graded functions the student's own
+    ``name`` can call (read from her code; None where unknown), for naming the function a wrong
+    answer comes from (``generic._upstream``)."""
     calls = as_calls(log)[:MAX_CALLS]
     if not calls:
         return []
@@ -159,7 +161,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
             earlier = [k for k in hits if k in known]
             hits = earlier if len(earlier) == 1 else []
             if not hits:
-                return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions())
+                return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions(), reach=reach)
         found.extend(k for k in hits if k not in found)
         if hits:
             hints = [cat.variants()[k].hint for k in hits]
@@ -176,7 +178,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
                                   {"hints": [cat.variants()[k].hint for k in pair], **lead})]
         if time.monotonic() > deadline:
             return []
-        return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions())
+        return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions(), reach=reach)
 
     def wrong_functions() -> set:
         """The functions seen answering wrongly: in earlier tests, or in this one."""

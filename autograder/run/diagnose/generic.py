@@ -668,36 +668,44 @@ def _ignored_argument(cat, name, calls, every, bad, rtol, atol) -> str:
     return ""
 
 
-def _upstream(cat, name: str, wrong) -> list[str]:
-    """The functions seen answering wrongly (``wrong``) that ``name`` uses in the reference: its
-    answers may be wrong only through them."""
+def _upstream(cat, name: str, wrong, reach=None) -> list[str]:
+    """The functions seen answering wrongly (``wrong``) that ``name`` uses, in the reference or in
+    the student's code (``reach(name)``: the graded functions her ``name`` can call, None where
+    unknown): its answers may be wrong only through them."""
+    def uses(a: str) -> set:
+        mine = reach(a) if reach is not None else None
+        return set(cat.reference.reaches(a)) | set(mine or ())
+
     try:
-        reaches = cat.reference.reaches(name)
-        ups = [w for w in wrong if w != name and w in reaches]
-        # the first wrong ones only: one that uses another wrong one may be wrong through it
-        return sorted(w for w in ups if not any(u != w and u in cat.reference.reaches(w) for u in ups))
+        ups = [w for w in wrong if w != name and w in uses(name)]
+        # the first wrong ones only: one that uses another wrong one may be wrong through it (her
+        # susceptibility calls her basin_occupation where the reference's does not)
+        return sorted(w for w in ups if not any(u != w and u in uses(w) for u in ups))
     except Exception:  # noqa: BLE001 - a namespace we cannot read: no claim
         return []
 
 
-def generic(cat, calls, ref, rtol, atol, wrong=()) -> list[Diagnosis]:
+def generic(cat, calls, ref, rtol, atol, wrong=(), reach=None) -> list[Diagnosis]:
     """Generic diagnoses, one per function that answered wrongly (at most two).
 
     A function that uses (in the reference) another one seen answering wrongly (``wrong``: in
     an earlier test of the submission or in this one) gets no claim of its own: its inputs to
-    that function may have been wrong, so the hint names the upstream one (``Found.UPSTREAM``)."""
+    that function may have been wrong, so the hint names the upstream one (``Found.UPSTREAM``);
+    ``reach``: what the student's own functions call (``_upstream``)."""
     by_name: dict[str, list[int]] = {}
     for i, c in enumerate(calls):
         by_name.setdefault(c.name, []).append(i)
     out: list[Diagnosis] = []
-    ups = {name: _upstream(cat, name, wrong) for name in by_name}
+    ups = {name: _upstream(cat, name, wrong, reach) for name in by_name}
     for name in sorted(by_name, key=lambda n: bool(ups[n])):  # the upstream functions first
         idx = by_name[name]
         try:
             if ups[name]:
                 wrong_here = any(ref(i) is not _FAILED and not close(calls[i].value, ref(i), rtol, atol)
                                  for i in idx)
-                d = Diagnosis(Found.UPSTREAM, name, {"upstream": ups[name]}) if wrong_here else None
+                yours = [u for u in ups[name] if u not in cat.reference.reaches(name)]  # through her calls only
+                d = Diagnosis(Found.UPSTREAM, name, {"upstream": ups[name], **({"yours": yours} if yours else {})}) \
+                    if wrong_here else None
             else:
                 d = _function_diagnosis(cat, name, calls, idx, ref, rtol, atol)
         except (ProtocolError, StudentError, ValueError, TypeError, IndexError):
@@ -760,7 +768,10 @@ def _unused(cat, name, calls, pairs, rtol, atol) -> str:
                     not close(ev, np.full_like(ev, ev[0]), rtol, atol):
                 same += 2
             elif not _holds(av, np.full_like(av, av[0])):
-                pass  # it changes with the entries, but other arguments may too
+                # it changes with the entries of p, the one argument that varies along them: the
+                # answer does change with p here (at one value of the others it may not: a power
+                # of (1 - R²) that is 0 at one N)
+                changed = True
         if same >= 2 and not changed:
             found.append(p)
     return found[0] if len(found) == 1 else ""

@@ -42,12 +42,31 @@ def _dependencies(fn_def: ast.FunctionDef) -> dict:
     for node in ast.walk(fn_def):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
             for t in targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
-                        deps.setdefault(n.id, set()).update(read)
+                for name, read in _assigned(t, node.value):
+                    deps.setdefault(name, set()).update(read)
     return deps
+
+
+def _names(node: ast.AST) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _assigned(target: ast.AST, value: ast.AST) -> list:
+    """[(name, the names its value reads)] of one assignment; a tuple unpacked from a tuple, or
+    from a comprehension over a tuple (``a, b = (np.asarray(x) for x in (a, b))``), position by
+    position: each name reads only its own element."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        elts = target.elts
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(elts):
+            return [pair for t, v in zip(elts, value.elts) for pair in _assigned(t, v)]
+        if isinstance(value, (ast.GeneratorExp, ast.ListComp)) and len(value.generators) == 1:
+            loop = value.generators[0]
+            if isinstance(loop.target, ast.Name) and isinstance(loop.iter, (ast.Tuple, ast.List)) \
+                    and len(loop.iter.elts) == len(elts) and not loop.ifs:
+                common = _names(value.elt) - {loop.target.id}
+                return [(n, common | _names(v)) for t, v in zip(elts, loop.iter.elts) for n in _names(t)]
+    return [(n, _names(value)) for n in _names(target)]
 
 
 def _involves(operand: ast.AST, params: list, deps: dict) -> list:
