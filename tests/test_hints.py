@@ -102,3 +102,33 @@ def test_feedback_pages_lead_until_published(monkeypatch):
 def test_a_generic_diagnosis_reads_the_same_led_or_told():
     d = Diagnosis(Found.FACTOR, "f", {"factor": "2"})
     assert sentence(d, tell=False) == sentence(d, tell=True)
+
+
+# -- numbers a student can use (issue 35, item 4) ----------------------------------------------
+def test_a_statistical_check_gives_its_tolerance_in_standard_errors():
+    import numpy as np
+
+    from autograder.run.testing import assert_close
+    with pytest.raises(AssertionError, match=r"by 20 standard errors where 5 are allowed"):
+        assert_close(np.float64(1.4), 1.0, rtol=0, atol=0.1, name="E[f f] at N = 3 (5 standard errors)")
+    with pytest.raises(AssertionError, match=r"worst by 4x the tolerance"):
+        assert_close(np.float64(1.4), 1.0, rtol=0, atol=0.1, name="E[f f] at N = 3")
+
+
+def test_a_failing_statistical_test_says_grading_is_seeded():
+    from autograder.run.testing import SEEDED
+    code = ("_hm_reference_evs = enumerate_version_space\n\n"
+            "def enumerate_version_space(N, alpha, seed):\n    return _hm_reference_evs(N, alpha, 0)\n")
+    results_, _ = grade_code(EXEMPLAR, module_text(load(EXEMPLAR)) + "\n\n" + code)
+    failed = [r for r in results_ if not r.passed]
+    assert failed and all((SEEDED in r.message) == ("(statistical" in r.message) for r in failed)
+    assert any(SEEDED in r.message for r in failed), [r.message for r in failed]
+
+
+def test_the_terminal_report_names_the_isolation_only_where_it_is_not_the_default():
+    from autograder.run.grading import format_report
+    report = _report()
+    report.isolation = "namespace"
+    assert "isolation" not in format_report(report)
+    report.isolation = "process"
+    assert "isolation: process" in format_report(report)

@@ -56,7 +56,7 @@ from autograder.run.record import (
 )
 from autograder.run.settings import Limits
 from autograder.run.templates import held_template, start_templates, template_lease
-from autograder.run.testing import StudentError, observing, points_of
+from autograder.run.testing import SEEDED, StudentError, observing, points_of, statistical
 
 # cells the grader need not run (plots, public checks, instructor cross-checks)
 SKIP_TAGS = {"figure", "check", "solution"}
@@ -611,6 +611,8 @@ class _Collector:
                 diagnoses, note = self._diagnosis(call.excinfo) if rep.when == "call" else ([], "")
                 error = exc.kind if isinstance(exc, StudentError) else ""
                 kind = STUDENT_ERROR_KINDS.get(error, Kind.STUDENT_ERROR) if error else Kind.FAIL
+                if rep.when == "call" and not error and statistical(desc):  # a wrong answer, not bad luck
+                    msg = f"{msg} {SEEDED}"
                 self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail + note,
                                                diagnoses, function=owner, charged_to=culprit, kind=kind,
                                                error=error))
@@ -908,7 +910,7 @@ def format_report(report: GradeReport) -> str:
         lines.append("")
         lines += [f"  note: {e}" for e in report.errors]
     lines += ["", f"  total: {report.score:g} / {report.max_score:g}"]
-    if report.isolation:
+    if report.isolation and report.isolation != "namespace":  # the default is no news to a reader
         lines.append(f"  isolation: {report.isolation}")
     if report.manual:
         got = [m.question for m in report.manual if not m.blank]

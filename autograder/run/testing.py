@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 import zlib
 
 import numpy as np
@@ -70,6 +71,25 @@ def observing(callback):
         _OBSERVERS.remove(callback)
 
 
+_STANDARD_ERRORS = re.compile(r"\((\d+(?:\.\d+)?) (?:sample )?standard errors?\b")
+
+# What a failing statistical test (its description says "(statistical") adds to its message.
+SEEDED = ("This test is statistical and grading is seeded: its inputs and the seeds it passes are fixed, so "
+          "the same notebook gets the same result each time it is graded; a failure is not bad luck.")
+
+
+def statistical(description: str) -> bool:
+    """Whether a test is statistical (its description says so: "... (statistical)")."""
+    return "(statistical" in description
+
+
+def _standard_errors(name: str) -> float | None:
+    """z where a check's name gives its tolerance as "(z standard errors)" (an absolute
+    tolerance of z standard errors of a sample mean); None otherwise."""
+    m = _STANDARD_ERRORS.search(name)
+    return float(m.group(1)) if m else None
+
+
 def assert_close(actual, expected, rtol: float = 1e-7, atol: float = 1e-10, name: str = "result"):
     """Assert a student's answer equals the reference within tolerance.
 
@@ -117,6 +137,10 @@ def _assert_close(actual, expected, rtol: float, atol: float, name: str):
     tol = atol + rtol * np.abs(e[finite])
     if err.size and np.any(err > tol):
         worst = float(np.max(err / np.maximum(tol, 1e-300)))
+        z = _standard_errors(name) if rtol == 0 else None
+        if z is not None:  # a statistical check: its tolerance is z standard errors of a sample mean
+            raise AssertionError(f"{name}: differs from the expected value by {worst * z:.3g} standard errors "
+                                 f"where {z:g} are allowed ({int(np.sum(err > tol))} of {err.size} entries off)")
         raise AssertionError(f"{name}: differs from the expected value "
                              f"({int(np.sum(err > tol))} of {err.size} entries off, "
                              f"worst by {worst:.3g}x the tolerance)")
