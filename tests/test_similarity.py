@@ -430,3 +430,34 @@ def test_a_notebook_parsed_whole_gives_the_code_the_grader_reads(tmp_path):
     assert compared >= 10
     assert similarity._parsed_whole(tmp_path / "hostile_old_format.ipynb") is None  # nbformat 3: the grader's way
     assert similarity._parsed_whole(tmp_path / "invalid_json.ipynb") is None
+
+
+def test_the_outputs_written_on_every_core_are_the_ones_written_in_one_process(cohort, tmp_path, monkeypatch):
+    """write_outputs hands the feedback pages, the similarity search and the report to forked
+    processes for a large cohort (autograder/cohort/parallel.py): every file the same, byte for byte,
+    as written in one process (here forced for this small cohort, in chunks of 3 records)."""
+    from autograder.cohort import parallel
+
+    summary, _, _ = cohort
+    monkeypatch.setenv("PDL_OUTPUT_WORKERS", "1")
+    outputs.write_outputs(summary, tmp_path / "one")
+    monkeypatch.setattr(parallel, "MIN_RECORDS", 0)
+    monkeypatch.setattr(parallel, "CHUNK", 3)
+    monkeypatch.setenv("PDL_OUTPUT_WORKERS", "2")
+    assert parallel.workers(len(summary.results)) == 2
+    outputs.write_outputs(summary, tmp_path / "two")
+    files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*") if p.is_file())
+    assert len([f for f in files if f.parts[0] == "feedback"]) == 2 * len(summary.results)
+    for f in files:
+        assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
+
+
+def test_a_job_that_fails_in_a_forked_process_fails_the_outputs(monkeypatch):
+    from autograder.cohort import parallel
+
+    def boom():
+        raise ValueError("a page could not be written")
+
+    with pytest.raises(ValueError, match="a page could not be written"):
+        parallel.run([lambda: None, boom, lambda: None], 2)

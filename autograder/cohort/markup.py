@@ -139,8 +139,14 @@ def _parser(images: bool):
 
 
 def render(text: str, *, images: bool = False) -> str:
-    """Markdown and ``$``-math to HTML. Raw HTML in ``text`` is escaped, never passed through."""
-    return _parser(images).render(str(text or ""))
+    """Markdown and ``$``-math to HTML. Raw HTML in ``text`` is escaped, never passed through.
+    Remembered: a cohort's pages render the same test messages and diagnoses again and again."""
+    return _render(str(text or ""), images)
+
+
+@lru_cache(maxsize=8192)
+def _render(text: str, images: bool) -> str:
+    return _parser(images).render(text)
 
 
 def render_inline(text: str) -> str:

@@ -4,6 +4,7 @@ score sheet, per-student feedback pages and the cohort report."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import shutil
 import sys
@@ -12,7 +13,7 @@ import time
 import warnings
 from pathlib import Path
 
-from autograder.cohort import handscores, similarity
+from autograder.cohort import handscores, parallel, similarity
 from autograder.cohort.changes import STATE, record_changes
 from autograder.cohort.exports import standing, write_exports
 from autograder.cohort.found import write_mistakes
@@ -258,15 +259,27 @@ def _write_all(summary: CohortSummary, out: Path, csv_path: Path | None, hand) -
     deadline = deadline_of(summary.assignment)
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
-    for rec in summary.results:
-        _write_atomic(fb / f"{rec.student}.md", feedback_markdown(rec, hand, deadline))
-        _write_atomic(fb / f"{rec.student}.html", feedback_html(rec, hand, deadline))
-    similar = similarity.write(summary, out)  # similarity.csv, similarity.html
-    _write_atomic(out / "report.html", cohort_report(summary, hand, deadline, similarity.report_section(similar)))
+    has_written = any(rec.manual for rec in summary.results) or hand.values
+
+    def feedback(records) -> None:
+        for rec in records:
+            _write_atomic(fb / f"{rec.student}.md", feedback_markdown(rec, hand, deadline))
+            _write_atomic(fb / f"{rec.student}.html", feedback_html(rec, hand, deadline))
+
+    def report() -> None:
+        similar = similarity.write(summary, out)  # similarity.csv, similarity.html
+        _write_atomic(out / "report.html", cohort_report(summary, hand, deadline, similarity.report_section(similar)))
+
+    def written() -> None:
+        _write_atomic(out / "written.html", written_answers_html(summary, hand))
+
+    # the pages on every core (autograder/cohort/parallel.py); each job writes its own files
+    parallel.run([report] + ([written] if has_written else [])
+                 + [functools.partial(feedback, part) for part in parallel.chunks(summary.results)],
+                 parallel.workers(len(summary.results)))
     write_csv(summary.results, csv_path or out / "grades.csv", hand, deadline, summary.absent)
     write_exports(summary, out, hand, deadline)  # canvas.csv, moodle.csv
-    if any(rec.manual for rec in summary.results) or hand.values:
-        _write_atomic(out / "written.html", written_answers_html(summary, hand))
+    if has_written:
         remember_csv(out, hand, write_written_scores(summary, out / "written_scores.csv", hand))
     write_mistakes(summary, out / "mistakes.csv")
     return record_changes(summary, out, hand)

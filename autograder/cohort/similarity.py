@@ -66,6 +66,8 @@ WRITTEN_MIN_CHARS = 40   # shorter answers are not compared ("Yes." alike proves
 WRITTEN_FLAG_SHARE = 0.8
 RARE = 0.1               # a behaviour of at most max(2, RARE * students) students is rare
 SHOWN = 10               # pairs of each kind shown side by side on similarity.html
+LISTED = 200             # pairs of each kind in similarity.html's table (all of them in similarity.csv)
+REPORTED = 20            # flagged pairs of each kind in the cohort report's section (all on similarity.html)
 
 
 @dataclass
@@ -520,11 +522,15 @@ def similarity_html(summary: CohortSummary, sim: Similarity) -> str:
             + f"<td class='num'>{p.score:.2f}</td><td class='num'>{p.share_a:.2f} / {p.share_b:.2f}</td>"
             f"<td>{'<b>flagged</b>' if p.flagged else ''}</td><td>{e(p.evidence)}"
             + (f" <a href='#{_anchor(kind, rank)}'>side by side</a>" if rank <= SHOWN else "") + "</td></tr>"
-            for rank, p in enumerate(pairs, 1))
+            for rank, p in enumerate(pairs[:LISTED], 1))
         parts.append("<table><thead><tr><th class='num'>#</th><th>student</th><th>student</th>"
                      + ("<th>question</th>" if kind == "written" else "")
                      + "<th class='num'>score</th><th class='num'>shares</th><th></th><th>evidence</th></tr></thead>"
                      f"<tbody>{rows}</tbody></table>")
+        if len(pairs) > LISTED:
+            rest = pairs[LISTED:]
+            parts.append(f"<p>{len(rest)} more pairs ({sum(p.flagged for p in rest)} of them flagged), ranked below "
+                         "these: in <code>similarity.csv</code>.</p>")
         for rank, p in enumerate(pairs[:SHOWN], 1):
             left, right = p.shown()
             if kind == "code":
@@ -544,13 +550,17 @@ def similarity_html(summary: CohortSummary, sim: Similarity) -> str:
 def report_section(sim: Similarity) -> str:
     """The cohort report's section: the flagged pairs of each kind, with a link to the page."""
     e = html.escape
-    flagged = [p for p in sim.pairs if p.flagged]
-    counts = ", ".join(f"{sum(p.flagged for p in sim.of(k))} {k}" for k in ("code", "written", "behaviour"))
+    flagged = {k: [p for p in sim.of(k) if p.flagged] for k in ("code", "written", "behaviour")}
+    counts = ", ".join(f"{len(pairs)} {k}" for k, pairs in flagged.items())
     rows = "".join(f"<tr><td>{e(p.kind)}</td><td>{e(p.a)}</td><td>{e(p.b)}</td><td>{e(p.question)}</td>"
-                   f"<td class='num'>{p.score:.2f}</td><td>{e(p.evidence)}</td></tr>" for p in flagged)
+                   f"<td class='num'>{p.score:.2f}</td><td>{e(p.evidence)}</td></tr>"
+                   for pairs in flagged.values() for p in pairs[:REPORTED])
+    more = sum(max(0, len(pairs) - REPORTED) for pairs in flagged.values())
     return ("<h2>Similar submissions</h2>"
             f"<p>Flagged pairs: {counts}. <a href='similarity.html'>Side by side</a>; every pair in "
-            "<code>similarity.csv</code>.</p>"
+            "<code>similarity.csv</code>."
+            + (f" Below, the first {REPORTED} of each kind ({more} more flagged: in similarity.csv)." if more else "")
+            + "</p>"
             + ("<table id='similarity'><thead><tr><th>signal</th><th>student</th><th>student</th><th>question</th>"
                f"<th class='num'>score</th><th>evidence</th></tr></thead><tbody>{rows}</tbody></table>"
                if rows else ""))
