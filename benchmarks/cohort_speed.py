@@ -15,7 +15,8 @@ against cold (`PDL_WARM=0`: a fresh sandboxed interpreter per submission), the s
 --workers 1 to --workers 2, and the time a cohort of 200 would take at the measured rate (issue 24's
 target: 200 on 2 cores in 100 s, 0.2x the floor per submission).
 
-The whole command (issue 37, item 4): `pdl grade-cohort SUBS --workers 2 --quiet` in a process of
+The whole command (issue 37, item 4): `pdl grade-cohort SUBS --workers 2 --quiet` (run as `python -m
+autograder.cli`, what `pdl` runs, in the checkout timed) in a process of
 its own, into a fresh --out, once with `--no-gradebook` and once with a fresh sqlite gradebook,
 with every output (feedback pages, report, CSVs, similarity). Its phases are read from the lines it
 prints, stamped as they arrive: start-up (the interpreter, the imports, the checks of the
@@ -126,13 +127,12 @@ def run_command(argv: list[str], cwd: Path) -> dict:
     return {"total": total, "rc": rc, "phases": phases, "tail": [line for _, line in lines[-4:]]}
 
 
-def command_argv(checkout: Path | None, cohort: Path, aid: str, out: Path, gradebook: str | None) -> list[str]:
-    if checkout is None:  # as a TA types it
-        head = [str(Path(sys.executable).parent / "pdl")]
-    else:  # another checkout's command, with this venv
-        head = [sys.executable, "-m", "autograder.cli"]
-    return head + ["grade-cohort", str(cohort), "--assignment", aid, "--out", str(out), "--workers", "2", "--quiet"] \
-        + (["--gradebook", gradebook] if gradebook else ["--no-gradebook"])
+def command_argv(cohort: Path, aid: str, out: Path, gradebook: str | None) -> list[str]:
+    """`pdl grade-cohort ...` as `python -m autograder.cli` (what `pdl` runs), so that the checkout
+    it runs in (its cwd: this one, or --compare-with's) is the one timed."""
+    return [sys.executable, "-m", "autograder.cli", "grade-cohort", str(cohort), "--assignment", aid,
+            "--out", str(out), "--workers", "2", "--quiet"] + (["--gradebook", gradebook] if gradebook
+                                                                else ["--no-gradebook"])
 
 
 def print_phases(label: str, n: int, run: dict) -> None:
@@ -158,17 +158,17 @@ def phases(tmp: Path, aid: str, n: int, compare_with: Path | None) -> dict:
     written = time.perf_counter() - start
     os.environ.pop("PDL_WARM")
     rows["grade_cohort() in-process"] = graded
+    print(f"engine: {Path(sys.modules['autograder'].__file__).parent}", flush=True)
     print(f"grade_cohort() in-process, --workers 2: {graded:.1f} s ({graded / n:.2f} s/submission); then "
           f"write_outputs() {written:.1f} s [{load_text()}]", flush=True)
-    checkouts = [(None, "pdl grade-cohort")] + ([(compare_with, f"{compare_with.name}'s grade-cohort")]
+    checkouts = [(None, "pdl grade-cohort")] + ([(compare_with.resolve(), f"{compare_with.name}'s grade-cohort")]
                                                   if compare_with else [])
     for gradebook in (False, True):
         for checkout, name in checkouts:
             tag = f"{len(rows)}"
             label = f"{name} --workers 2 " + ("(a new sqlite gradebook)" if gradebook else "--no-gradebook")
             url = f"sqlite:///{tmp / f'gradebook-{tag}.db'}" if gradebook else None
-            run = run_command(command_argv(checkout, tmp / "cohort", aid, tmp / f"out-{tag}", url),
-                              checkout or REPO)
+            run = run_command(command_argv(tmp / "cohort", aid, tmp / f"out-{tag}", url), checkout or REPO)
             rows[label] = run["total"]
             print_phases(label, n, run)
             if checkout is None and not gradebook:
@@ -272,8 +272,7 @@ def main() -> None:
             for gradebook in (False, True):
                 label = "pdl grade-cohort --workers 2 " + ("(a new gradebook)" if gradebook else "--no-gradebook")
                 url = f"sqlite:///{tmp / f'gradebook-{int(gradebook)}.db'}" if gradebook else None
-                run = run_command(command_argv(None, tmp / "cohort", aid, tmp / f"out-cmd-{int(gradebook)}", url),
-                                  REPO)
+                run = run_command(command_argv(tmp / "cohort", aid, tmp / f"out-cmd-{int(gradebook)}", url), REPO)
                 rows[label + ", whole"] = run["total"] / n
                 print_phases(label, n, run)
 

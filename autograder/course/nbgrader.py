@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import nbformat
 
 from autograder.run.paths import REPO
 
@@ -91,43 +90,57 @@ def code_scores(assignment: str, url: str | None = None) -> dict[str, tuple[floa
     return out
 
 
-try:  # nbgrader is installed with the course tools; course_config imports this class
-    from nbgrader.preprocessors import ClearHiddenTests as _ClearHiddenTests
-    from nbgrader.preprocessors import OverwriteCells as _OverwriteCells
-except ImportError:  # pragma: no cover
-    _OverwriteCells = object
+def __getattr__(name: str):
+    """``OverwriteCells`` (course_config.py imports it from here), made on first use: it
+    subclasses nbgrader's preprocessor, and importing nbgrader and nbformat takes seconds (7-11 s
+    on a busy machine) that a cohort's grading or a refused command line should not wait for."""
+    if name == "OverwriteCells":
+        return _overwrite_cells()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class OverwriteCells(_OverwriteCells):
-    """nbgrader's ``OverwriteCells`` without its false alarm on hidden-test cells.
+@functools.cache
+def _overwrite_cells() -> type:
+    try:  # nbgrader is installed with the course tools
+        import nbformat  # heavy (jsonschema's format checkers): only when nbgrader runs
+        from nbgrader.preprocessors import ClearHiddenTests as _ClearHiddenTests  # heavy: only when nbgrader runs
+        from nbgrader.preprocessors import OverwriteCells as _OverwriteCells  # heavy: only when nbgrader runs
+    except ImportError:  # pragma: no cover
+        _OverwriteCells = object
 
-    ``generate_assignment`` stores a hidden-test cell's checksum *before* removing the hidden
-    tests from the release (jupyter/nbgrader#1961), so ``autograde`` warns ``Attribute
-    'checksum' ... has changed!`` for every hidden-test cell of every honest submission, which
-    reads like tampering. Here that warning is skipped exactly when the submitted cell is the
-    gradebook's source with its hidden-test region removed, i.e. the release as handed out;
-    any other change is reported as before, and the cell is restored from the gradebook as
-    nbgrader always does. Selected in course_config.py (``Autograde.sanitize_preprocessors``).
-    """
+    class OverwriteCells(_OverwriteCells):
+        """nbgrader's ``OverwriteCells`` without its false alarm on hidden-test cells.
 
-    def preprocess_cell(self, cell, resources, cell_index):
-        self._as_released = False
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id is not None:
-            try:
-                source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
-            except Exception:  # noqa: BLE001 - nbgrader's own code reports a missing cell
-                source = None
-            if source is not None and source.locked:
+        ``generate_assignment`` stores a hidden-test cell's checksum *before* removing the hidden
+        tests from the release (jupyter/nbgrader#1961), so ``autograde`` warns ``Attribute
+        'checksum' ... has changed!`` for every hidden-test cell of every honest submission, which
+        reads like tampering. Here that warning is skipped exactly when the submitted cell is the
+        gradebook's source with its hidden-test region removed, i.e. the release as handed out;
+        any other change is reported as before, and the cell is restored from the gradebook as
+        nbgrader always does. Selected in course_config.py (``Autograde.sanitize_preprocessors``).
+        """
 
-                released = nbformat.from_dict({"cell_type": source.cell_type, "source": source.source,
-                                               "metadata": {}})
-                if _ClearHiddenTests()._remove_hidden_test_region(released):
-                    self._as_released = released.source == cell.source
-        return super().preprocess_cell(cell, resources, cell_index)
+        def preprocess_cell(self, cell, resources, cell_index):
+            self._as_released = False
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id is not None:
+                try:
+                    source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
+                except Exception:  # noqa: BLE001 - nbgrader's own code reports a missing cell
+                    source = None
+                if source is not None and source.locked:
 
-    def report_change(self, name, attr, old, new):
-        if attr == "checksum" and getattr(self, "_as_released", False):
-            self.log.debug("cell %s: hidden tests restored from the gradebook", name)
-            return
-        super().report_change(name, attr, old, new)
+                    released = nbformat.from_dict({"cell_type": source.cell_type, "source": source.source,
+                                                   "metadata": {}})
+                    if _ClearHiddenTests()._remove_hidden_test_region(released):
+                        self._as_released = released.source == cell.source
+            return super().preprocess_cell(cell, resources, cell_index)
+
+        def report_change(self, name, attr, old, new):
+            if attr == "checksum" and getattr(self, "_as_released", False):
+                self.log.debug("cell %s: hidden tests restored from the gradebook", name)
+                return
+            super().report_change(name, attr, old, new)
+
+    OverwriteCells.__qualname__ = "OverwriteCells"
+    return OverwriteCells
