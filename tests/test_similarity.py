@@ -439,13 +439,11 @@ def test_the_outputs_written_on_every_core_are_the_ones_written_in_one_process(c
     from autograder.cohort import parallel
 
     summary, _, _ = cohort
-    monkeypatch.setenv("PDL_OUTPUT_WORKERS", "1")
-    outputs.write_outputs(summary, tmp_path / "one")
+    outputs.write_outputs(summary, tmp_path / "one", workers=1)
     monkeypatch.setattr(parallel, "MIN_RECORDS", 0)
     monkeypatch.setattr(parallel, "CHUNK", 3)
-    monkeypatch.setenv("PDL_OUTPUT_WORKERS", "2")
-    assert parallel.workers(len(summary.results)) == 2
-    outputs.write_outputs(summary, tmp_path / "two")
+    assert parallel.workers(len(summary.results), 2) == 2
+    outputs.write_outputs(summary, tmp_path / "two", workers=2)
     files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*") if p.is_file())
     assert len([f for f in files if f.parts[0] == "feedback"]) == 2 * len(summary.results)

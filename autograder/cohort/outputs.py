@@ -216,10 +216,12 @@ READ_BACK = ("changes.csv", STATE, "written_scores.csv", "hand_scores.json",
              "hand_score_conflicts.csv")
 
 
-def write_outputs(summary: CohortSummary, out: Path, csv_path: Path | None = None, hand=None) -> dict:
+def write_outputs(summary: CohortSummary, out: Path, csv_path: Path | None = None, hand=None,
+                  workers: int | None = None) -> dict:
     """Feedback pages, report, grades.csv, mistakes.csv, and (with written answers) written.html and
     written_scores.csv; then changes.csv. ``hand``: merged hand scores (``hand_scores``); by default
-    the CSV's. Returns what ``changes.record_changes`` says.
+    the CSV's. ``workers``: processes writing the pages of a large cohort (None: every core;
+    ``autograder.cohort.parallel``). Returns what ``changes.record_changes`` says.
 
     Everything is written to a folder of its own inside ``out`` first, then renamed into place at
     once: a crash or Ctrl-C while writing leaves the last run's set whole, never half of each."""
@@ -236,7 +238,7 @@ def write_outputs(summary: CohortSummary, out: Path, csv_path: Path | None = Non
             if (out / name).is_file():
                 shutil.copy2(out / name, stage / name)
         grades = stage / ".grades.csv" if csv_path is not None else None
-        changed = _write_all(summary, stage, grades, hand)
+        changed = _write_all(summary, stage, grades, hand, workers)
         _move_into_place(stage, out)
         if grades is not None and csv_path is not None:
             Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
@@ -255,7 +257,7 @@ def _move_into_place(stage: Path, out: Path) -> None:
             os.replace(path, target)
 
 
-def _write_all(summary: CohortSummary, out: Path, csv_path: Path | None, hand) -> dict:
+def _write_all(summary: CohortSummary, out: Path, csv_path: Path | None, hand, workers: int | None = None) -> dict:
     deadline = deadline_of(summary.assignment)
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
@@ -276,7 +278,7 @@ def _write_all(summary: CohortSummary, out: Path, csv_path: Path | None, hand) -
     # the pages on every core (autograder/cohort/parallel.py); each job writes its own files
     parallel.run([report] + ([written] if has_written else [])
                  + [functools.partial(feedback, part) for part in parallel.chunks(summary.results)],
-                 parallel.workers(len(summary.results)))
+                 parallel.workers(len(summary.results), workers))
     write_csv(summary.results, csv_path or out / "grades.csv", hand, deadline, summary.absent)
     write_exports(summary, out, hand, deadline)  # canvas.csv, moodle.csv
     if has_written:

@@ -6,7 +6,7 @@ Forked, not spawned: each process starts with what the parent holds (the records
 scores, the compiled templates, the rendered Markdown so far), and only a job's number crosses the
 process boundary, never a record. Where fork is not available, or the cohort is small
 (``MIN_RECORDS``), the jobs run here, one after the other; what they write is the same either way
-(tests/test_pages.py)."""
+(tests/test_similarity.py). grade-cohort's --workers says how many processes (default: every core)."""
 
 from __future__ import annotations
 
@@ -25,13 +25,13 @@ def _job(number: int) -> None:
     _JOBS[number]()
 
 
-def workers(records: int) -> int:
-    """How many processes write the outputs of ``records`` records: every core for a large cohort
-    (``PDL_OUTPUT_WORKERS`` overrides), 1 for a small one or where processes cannot be forked."""
+def workers(records: int, wanted: int | None = None) -> int:
+    """How many processes write the outputs of ``records`` records: ``wanted`` (grade-cohort's
+    --workers; None: every core) for a large cohort, 1 for a small one or where processes cannot
+    be forked."""
     if records < MIN_RECORDS or "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    wanted = os.environ.get("PDL_OUTPUT_WORKERS", "")
-    return max(1, int(wanted)) if wanted.isdigit() else max(1, os.cpu_count() or 1)
+    return max(1, wanted or os.cpu_count() or 1)
 
 
 def chunks(items: list, size: int = CHUNK) -> list[list]:

@@ -166,7 +166,7 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
             + (" (hand scores merged from written_scores.csv" + (" and the gradebook" if db else "") + ")"
                if written else "") + " ...")
         hand = hand_scores(summary, out, db)
-        changed = write_outputs(summary, out, Path(csv) if csv else None, hand)
+        changed = write_outputs(summary, out, Path(csv) if csv else None, hand, workers=workers)
         say(f"outputs written in {time.monotonic() - start:.1f} s")
         term = Term(assignment=assignment, version=summary.version, out=out,
                     grades_csv=Path(csv) if csv else out / "grades.csv", records=records,
