@@ -424,6 +424,10 @@ def test_a_mistake_that_assumes_a_helper_right_is_not_named_once_the_helper_was_
     assert diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"a"}, None)
     assert diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"c"}, ref)
     assert not diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"a"}, ref)
+    # c, which the reference's b does not use, but the student's b does (her code), was seen wrong
+    mine = {"b": frozenset({"b", "c"})}.get
+    assert diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"c"}, ref)
+    assert not diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"c"}, ref, mine)
 
 
 def test_a_caller_that_is_wrong_on_its_own_is_not_given_its_helpers_hint():
@@ -595,6 +599,9 @@ def test_an_argument_the_answer_does_not_change_with():
     calls = [((np.linspace(0.1, 2.0, 5), a), {}) for a in (0.5, 1.5, 2.5)]
     assert "gives the same answer when only `a` changes" in _generic("u", lambda x, a: np.cos(x) + x, calls)
     assert "only `a` changes" not in _generic("u", lambda x, a: np.cos(1.1 * a * x) + x, calls)
+    # right at a = 0.5, the same answer elsewhere: one pair of wrong answers is no evidence (an
+    # empty product answered 0 like the odd ones is a special case, not an argument ignored)
+    assert "only `a` changes" not in _generic("u", lambda x, a: np.cos(0.5 * x) + x, calls)
 
 
 def test_no_argument_called_unused_where_another_call_shows_the_answer_change_with_it():
@@ -603,7 +610,8 @@ def test_no_argument_called_unused_where_another_call_shows_the_answer_change_wi
     calls = [((np.linspace(-0.9, 0.9, 7), n), {}) for n in (2, 2.0, 5, 9)]
     answer = lambda x, n: (1 - np.asarray(x) ** 2) ** ((n - 2) / 2)  # noqa: E731
     assert "only `x` changes" not in _generic("d", answer, calls)
-    assert "only `x` changes" in _generic("d", lambda x, n: 0.0 * np.asarray(x) + n, calls[:2])
+    assert "only `x` changes" in _generic("d", lambda x, n: 0.0 * np.asarray(x) + n, calls[1:3])
+    assert "only `x` changes" not in _generic("d", answer, calls[:1])  # at n = 2 only: no telling
 
 
 def test_a_sample_statistic_off_by_m_minus_one_over_m():
@@ -664,7 +672,27 @@ def test_a_crash_on_arrays_is_told_by_a_counterfactual_call():
     told = [r.diagnosis for r in results if not r.passed and "generalization_error" in r.diagnosis]
     assert told and all("works for single numbers but fails when `R` is an array" in t for t in told), \
         [(r.name, r.message, r.diagnosis) for r in results if not r.passed]
+    # a caller that raised inside it is not told so: the function that fails on arrays is the one named
+    assert not any("works for single numbers" in r.diagnosis and "generalization_error" not in r.diagnosis
+                   for r in results), [(r.name, r.diagnosis) for r in results if r.diagnosis]
     # wrong on single numbers too: no such claim
     code = "import math\n\ndef generalization_error(R):\n    return math.acos(R) / 3.0\n"
     results, _ = grade_code(EXEMPLAR, module_text(src) + "\n\n" + code)
     assert not any("works for single numbers" in r.diagnosis for r in results)
+
+
+def test_a_term_inside_a_power_is_claimed_only_where_its_arguments_vary():
+    """N ** (1 - g) for N ** (g - 1): at g = 1/2 it equals N ** g, the reference with the 1 of
+    its exponent dropped; that is no missing term, and one value of g cannot tell."""
+    import linecache
+
+    from autograder.run.diagnose.mutants import term_mutant
+    src, filename = "def p(n, g):\n    return 3.0 * n ** (g - 1.0)\n", "<test_diagnose power>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)  # its source readable
+    ns = {"np": np}
+    exec(compile(src, filename, "exec"), ns)
+    ref = Variant("reference", "", ns, set())
+    wrong = [Call("p", (n, 0.5), {}, 3.0 * n ** 0.5) for n in (2.0, 5.0, 9.0)]
+    assert term_mutant(ref, "p", wrong, [0, 1, 2], 1e-9, 1e-12) is None
+    dropped = [Call("p", (n, g), {}, 3.0 * n ** g) for n, g in ((2.0, 0.5), (5.0, 0.7), (9.0, 0.9))]
+    assert term_mutant(ref, "p", dropped, [0, 1, 2], 1e-9, 1e-12) == ("missing", [])

@@ -259,7 +259,7 @@ def claim_holds(d: Diagnosis, calls: list[Call], reference, rtol: float = DEFAUL
     if kind is Found.TERM:
         # a mutant of the reference with one term (reading those arguments) dropped or flipped
         # gives every answer
-        for how, involves, v in mutants(reference, f):
+        for how, involves, v, _ in mutants(reference, f):
             if how == q["how"] and list(involves) == list(q["involves"]):
                 answers = [v.call(c) for c, _ in mine]
                 if all(a is not _FAILED and _equal(c.value, a) for (c, _), a in zip(mine, answers)):

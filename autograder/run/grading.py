@@ -583,6 +583,8 @@ class _Collector:
         raised = [r for r in (ledger.raised if ledger is not None else []) if r[0] == exc.function]
         if exc.kind != "error" or not raised or diagnose.GRADE_BUDGET_S - self._spent <= 0:
             return []
+        if getattr(exc, "origin", "") in self._graded - {exc.function}:
+            return []  # it raised in another graded function it calls: that one fails on arrays, not this one
         start = time.monotonic()
         try:
             return diagnose.arrays_only(self.assignment, self.student, raised[-1], self._tolerances)

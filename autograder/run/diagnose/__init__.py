@@ -85,7 +85,7 @@ def enabled() -> bool:
 
 
 def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_wrong=(),
-             reference: Variant | None = None) -> bool:
+             reference: Variant | None = None, reach=None) -> bool:
     """The student's answers match ``v`` on every call it affects, and the mistake shows there.
 
     Where the mistake is named matters as much as whether it matches: it must show on a function
@@ -93,13 +93,19 @@ def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_w
     having shown the mistake on an earlier test). A mistake that shows only through a caller (a
     wrong helper changes the functions that use it) is no evidence that the student made it: the
     student's helper may be right and the caller wrong in its own way. Nor is a match evidence
-    where a function the test's functions use (in ``reference``) and that the cell leaves alone
-    answered wrongly on an earlier test (``seen_wrong``): the cell's answers assume it right."""
+    where a function the test's functions use (in ``reference``, or in the student's code:
+    ``reach``) and that the cell leaves alone answered wrongly on an earlier test (``seen_wrong``):
+    the cell's answers assume it right."""
     relevant = [i for i, c in enumerate(calls) if v.affects(c.name)]
     if not relevant:
         return False
-    if reference is not None and any(w in reference.reaches(calls[i].name) and not v.affects(w)
-                                     for w in seen_wrong for i in relevant):
+    def uses(name: str) -> set:  # in the reference, or in the student's code (her mean_shift calls her variance)
+        mine = reach(name) if reach is not None else None
+        return set(reference.reaches(name) if reference is not None else ()) | set(mine or ())
+
+    if (reference is not None or reach is not None) and any(
+            w in uses(calls[i].name) and w != calls[i].name and not v.affects(w)
+            for w in seen_wrong for i in relevant):
         return False
     answers = {}
     # under a statistical test's loose tolerance, a match within it may be chance: the replay must
@@ -153,7 +159,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
             if time.monotonic() > deadline:
                 break
             if v.hint and v.hint not in [cat.variants()[j].hint for j in hits] and \
-                    _matches(v, calls, ref, rtol, atol, k in known, seen_wrong, cat.reference):
+                    _matches(v, calls, ref, rtol, atol, k in known, seen_wrong, cat.reference, reach):
                 hits.append(k)
         if len(hits) > 1:
             # Mistakes that answer alike on this test: naming them all would send the student after
@@ -172,7 +178,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
             if time.monotonic() > deadline:
                 return []
             both = cat.combined(pair)
-            if both is not None and _matches(both, calls, ref, rtol, atol, True, seen_wrong, cat.reference):
+            if both is not None and _matches(both, calls, ref, rtol, atol, True, seen_wrong, cat.reference, reach):
                 lead = _lead(cat, calls, ref, rtol, atol, _defined(cat, pair), deadline, symptom=False)
                 return [Diagnosis(Found.TOGETHER, lead.get("functions", [""])[0],
                                   {"hints": [cat.variants()[k].hint for k in pair], **lead})]

@@ -737,18 +737,21 @@ def _unchanged(a, b, rtol, atol) -> bool:
 
 def _unused(cat, name, calls, pairs, rtol, atol) -> str:
     """The argument ``p`` the answers do not change with: calls that differ in ``p`` alone (every
-    other argument the same) get the same answer where the expected answers differ, on at least
-    two such pairs (or, within one call, ``p`` the one argument with the answer's shape: the
-    answer the same at every entry where the expected one takes three values or more), and no
-    such pair where the answer changes. "" if none, or more than one argument fits."""
+    other argument the same), both wrong, get the same answer where the expected answers differ,
+    on at least two such pairs (or, within one call, ``p`` the one argument with the answer's shape: the
+    answer the same at every entry where the expected one takes three values or more, in calls at
+    two settings of the other arguments or more), and no such pair or call where the answer
+    changes with it. "" if none, or more than one argument fits."""
     bound = [(_arguments(cat, name, calls[i])[0], a, e) for i, a, e in pairs]
     found = []
     for p in sorted({p for args, _, _ in bound for p in args}):
-        same, changed = 0, False
+        same, changed, flat = 0, False, set()
         for (x, a, e), (y, b, f) in itertools.combinations(bound, 2):
             if set(x) != set(y) or p not in x or _same(x[p], y[p]) or \
                     not all(_same(x[q], y[q]) for q in x if q != p) or close(e, f, rtol, atol):
                 continue
+            if close(a, e, rtol, atol) or close(b, f, rtol, atol):
+                continue  # one of them right: a special case (an empty product) may give the other's value
             if _unchanged(a, b, rtol, atol):
                 same += 1
             else:
@@ -766,13 +769,15 @@ def _unused(cat, name, calls, pairs, rtol, atol) -> str:
                 continue
             if _holds(av, np.full_like(av, av[0])) and len(np.unique(np.round(ev, 12))) >= 3 and \
                     not close(ev, np.full_like(ev, ev[0]), rtol, atol):
-                same += 2
+                flat.add(tuple(sorted((q, repr(_key_and_sizes(q, v)[0])) for q, v in x.items() if q != p)))
             elif not _holds(av, np.full_like(av, av[0])):
                 # it changes with the entries of p, the one argument that varies along them: the
                 # answer does change with p here (at one value of the others it may not: a power
                 # of (1 - R²) that is 0 at one N)
                 changed = True
-        if same >= 2 and not changed:
+        # flat in p within one call counts at two settings of the other arguments or more (at one,
+        # a power of (1 - R²) may vanish there)
+        if (same >= 2 or len(flat) >= 2) and not changed:
             found.append(p)
     return found[0] if len(found) == 1 else ""
 

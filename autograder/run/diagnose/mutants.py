@@ -16,6 +16,8 @@ import inspect
 import textwrap
 import time
 
+import numpy as np
+
 from autograder.run.diagnose.catalogue import _FAILED, Variant
 from autograder.run.diagnose.compare import close
 
@@ -83,15 +85,32 @@ def _involves(operand: ast.AST, params: list, deps: dict) -> list:
 
 
 class _Mutate(ast.NodeTransformer):
+    """The ``target``-th ``+`` or ``-`` of a function changed; ``nested``: whether it sits inside a
+    power or a call's arguments (its term is then not a term of the answer: a coincidence at one
+    value of an argument is possible, ``term_mutant``); ``whole``: that sum, before the change."""
+
     def __init__(self, target: int, side: str, how: str):
         self.target, self.side, self.how, self.count, self.operand = target, side, how, -1, None
+        self.depth, self.nested, self.whole = 0, False, None
+
+    def visit_Call(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+        return node
 
     def visit_BinOp(self, node):
         if isinstance(node.op, (ast.Add, ast.Sub)):
             self.count += 1
             if self.count == self.target:
+                self.nested, self.whole = self.depth > 0, copy.deepcopy(node)
                 self.generic_visit(node)
                 return self._change(node)
+        if isinstance(node.op, ast.Pow):
+            self.depth += 1
+            self.generic_visit(node)
+            self.depth -= 1
+            return node
         self.generic_visit(node)
         return node
 
@@ -109,7 +128,9 @@ class _Mutate(ast.NodeTransformer):
 
 
 def mutants(reference: Variant, name: str) -> list:
-    """[(how, involves, Variant)]: the reference with one term of ``name`` dropped or flipped."""
+    """[(how, involves, Variant, varied)]: the reference with one term of ``name`` dropped or
+    flipped; ``varied``: for a sum inside a power or a call, the arguments it involves (each must
+    take two values among the calls a match is claimed on), else []."""
     fn = reference.ns.get(name)
     key = id(fn)
     if key in _CACHE and _CACHE[key][0] is fn:
@@ -138,9 +159,31 @@ def mutants(reference: Variant, name: str) -> list:
                     exec(compile(tree, filename, "exec"), ns)  # noqa: S102 - the reference, one term changed
                 except Exception:  # noqa: BLE001
                     continue
+                varied = _involves(m.whole, params, deps) if m.nested and m.whole is not None else []
                 out.append((how, _involves(m.operand, params, deps), Variant(f"{name}:{target}{side}{how}", "", ns,
-                                                                              {name})))
+                                                                              {name}), varied))
     return out
+
+
+def _takes_two_values(reference: Variant, name: str, calls, params) -> bool:
+    """Whether each of ``params`` that is a single number on these calls takes two values or more
+    among them (an array argument counts as varied)."""
+    fn = reference.ns.get(name)
+    try:
+        sig = inspect.signature(fn) if callable(fn) else None
+        bound = [sig.bind(*c.args, **c.kwargs) for c in calls] if sig is not None else []
+    except (TypeError, ValueError):
+        return False
+    if not bound:
+        return False
+    for b in bound:
+        b.apply_defaults()
+    for p in params:
+        values: list = [b.arguments.get(p) for b in bound]
+        if all(isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) for x in values) \
+                and len({float(x) for x in values}) < 2:
+            return False
+    return True
 
 
 def term_mutant(reference: Variant, name: str, calls, idx, rtol, atol, budget_s: float = BUDGET_S):
@@ -150,9 +193,11 @@ def term_mutant(reference: Variant, name: str, calls, idx, rtol, atol, budget_s:
     rt, at = max(min(rtol, MATCH_RTOL), 1e-12), max(min(atol, MATCH_ATOL), 1e-15)
     deadline = time.monotonic() + budget_s
     found = set()
-    for how, involves, v in mutants(reference, name):
+    for how, involves, v, varied in mutants(reference, name):
         if time.monotonic() > deadline:
             return None
+        if varied and not _takes_two_values(reference, name, [calls[i] for i in idx], varied):
+            continue  # a sum inside a power or a call: at one value of its arguments, no telling
         for i in idx:
             answer = v.call(calls[i], limit=CALL_S)
             if answer is _FAILED or not close(calls[i].value, answer, rt, at):
