@@ -694,5 +694,8 @@ def test_a_term_inside_a_power_is_claimed_only_where_its_arguments_vary():
     ref = Variant("reference", "", ns, set())
     wrong = [Call("p", (n, 0.5), {}, 3.0 * n ** 0.5) for n in (2.0, 5.0, 9.0)]
     assert term_mutant(ref, "p", wrong, [0, 1, 2], 1e-9, 1e-12) is None
+    # other values of g only where n = 1, where every power of n is 1: still one value where it shows
+    edges = wrong[:2] + [Call("p", (1.0, g), {}, 3.0) for g in (0.7, 0.9)]
+    assert term_mutant(ref, "p", edges, [0, 1, 2, 3], 1e-9, 1e-12) is None
     dropped = [Call("p", (n, g), {}, 3.0 * n ** g) for n, g in ((2.0, 0.5), (5.0, 0.7), (9.0, 0.9))]
     assert term_mutant(ref, "p", dropped, [0, 1, 2], 1e-9, 1e-12) == ("missing", [])

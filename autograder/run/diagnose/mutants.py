@@ -165,6 +165,10 @@ def mutants(reference: Variant, name: str) -> list:
     return out
 
 
+def _same_answer(expected, answer) -> bool:
+    return expected is not _FAILED and close(answer, expected, MATCH_RTOL, MATCH_ATOL)
+
+
 def _takes_two_values(reference: Variant, name: str, calls, params) -> bool:
     """Whether each of ``params`` that is a single number on these calls takes two values or more
     among them (an array argument counts as varied)."""
@@ -198,11 +202,16 @@ def term_mutant(reference: Variant, name: str, calls, idx, rtol, atol, budget_s:
             return None
         if varied and not _takes_two_values(reference, name, [calls[i] for i in idx], varied):
             continue  # a sum inside a power or a call: at one value of its arguments, no telling
+        answers = {}
         for i in idx:
-            answer = v.call(calls[i], limit=CALL_S)
-            if answer is _FAILED or not close(calls[i].value, answer, rt, at):
+            answers[i] = v.call(calls[i], limit=CALL_S)
+            if answers[i] is _FAILED or not close(calls[i].value, answers[i], rt, at):
                 break
         else:
+            if varied:  # ... and among the calls where the change shows (at N = 1 a power of N does not)
+                shows = [calls[i] for i in idx if not _same_answer(reference.call(calls[i], limit=CALL_S), answers[i])]
+                if not _takes_two_values(reference, name, shows, varied):
+                    continue
             found.add((how, tuple(involves)))
     if len(found) != 1:
         return None
