@@ -85,3 +85,22 @@ def test_a_typod_assignment_is_refused_before_the_engine_is_imported(tmp_path):
                              capture_output=True, text=True, timeout=120, cwd=REPO)
     assert missing.returncode == 2 and f"{tmp_path / 'nowhere'} does not exist" in missing.stderr
     assert not out.exists()
+
+
+def test_notebooks_and_the_gradebook_read_without_rfc3987_syntax(tmp_path):
+    """grade-cohort keeps jsonschema from importing rfc3987-syntax (3.4 s of CPU building a
+    grammar for the "iri" format): nbformat still reads and validates a notebook, the pages still
+    read the source's written questions, nbgrader's gradebook still opens."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom autograder import cli\ncli.without_iri_checks()\nimport nbformat, jsonschema\n"
+            f"nb = nbformat.read({str(EXAMPLES / 'correct.ipynb')!r}, as_version=4)\nnbformat.validate(nb)\n"
+            "from autograder.cohort.pages import questions_of\n"
+            f"assert questions_of({EXEMPLAR!r}), 'no written questions read'\n"
+            "from nbgrader.api import Gradebook\nfrom autograder.course import nbgrader as course\n"
+            "course.ensure_alembic_on_path()\n"
+            f"with Gradebook('sqlite:///{tmp_path / 'gb.db'}') as gb:\n    gb.add_student('ada')\n"
+            "assert sys.modules['rfc3987_syntax'] is None\nprint('ok')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
