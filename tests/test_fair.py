@@ -80,8 +80,10 @@ def test_the_report_gives_the_score_with_and_without_carry_forward(write_nb, cor
     assert json.loads(json.dumps(report.to_dict()))["score_without_carry_forward"] < report.score
 
 
-def test_feedback_says_each_mistake_once_and_lists_the_tests_it_explains():
+def test_feedback_says_each_mistake_once_and_lists_the_tests_it_explains(monkeypatch):
     from autograder.cohort.pages import feedback_html, feedback_markdown, mistake_groups
+
+    monkeypatch.setenv("PDL_PUBLISHED", "1")  # pages for after publication: the catalogued hint is told
     from autograder.cohort.record import Record
 
     hint = "Your results match a known mistake: count both wedges."
