@@ -86,7 +86,8 @@ def compare(before: dict, now: dict, stale=()) -> list[dict]:
     return rows
 
 
-def record_changes(summary: CohortSummary, out: Path, hand: HandScores | None = None) -> dict:
+def record_changes(summary: CohortSummary, out: Path, hand: HandScores | None = None,
+                   shown_in: Path | None = None) -> dict:
     """Compare this run's grades with the last run's, append the changes to ``<out>/changes.csv``
     and keep this run's grades. Returns {"first": bool, "rows": [...], "message": one line}."""
     state_path = out / STATE
@@ -113,6 +114,7 @@ def record_changes(summary: CohortSummary, out: Path, hand: HandScores | None = 
                                        "(autograder/cohort/changes.py)", "students": kept},
                               indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, state_path)
+    path = (shown_in or out) / "changes.csv"  # where the TA finds it (``out`` may be a staging folder)
     if first:
         message = f"grades kept for the next run's comparison ({path} lists grade changes from then on)"
     elif rows:

@@ -238,7 +238,7 @@ def write_outputs(summary: CohortSummary, out: Path, csv_path: Path | None = Non
             if (out / name).is_file():
                 shutil.copy2(out / name, stage / name)
         grades = stage / ".grades.csv" if csv_path is not None else None
-        changed = _write_all(summary, stage, grades, hand, workers)
+        changed = _write_all(summary, stage, grades, hand, workers, final=out)
         _move_into_place(stage, out)
         if grades is not None and csv_path is not None:
             Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
@@ -257,7 +257,8 @@ def _move_into_place(stage: Path, out: Path) -> None:
             os.replace(path, target)
 
 
-def _write_all(summary: CohortSummary, out: Path, csv_path: Path | None, hand, workers: int | None = None) -> dict:
+def _write_all(summary: CohortSummary, out: Path, csv_path: Path | None, hand, workers: int | None = None,
+               final: Path | None = None) -> dict:
     deadline = deadline_of(summary.assignment)
     fb = out / "feedback"
     fb.mkdir(parents=True, exist_ok=True)
@@ -284,4 +285,4 @@ def _write_all(summary: CohortSummary, out: Path, csv_path: Path | None, hand, w
     if has_written:
         remember_csv(out, hand, write_written_scores(summary, out / "written_scores.csv", hand))
     write_mistakes(summary, out / "mistakes.csv")
-    return record_changes(summary, out, hand)
+    return record_changes(summary, out, hand, shown_in=final)
