@@ -26,7 +26,8 @@ assignment in a new gradebook, then the grades) and exit. `--phases` times only 
 DIR` also times `python -m autograder.cli grade-cohort` of another checkout (a `git worktree` of an
 earlier commit), alternating with this one's. The time a typo'd assignment id takes to be refused is
 printed first. `--profile-outputs N` grades the three kinds once, copies their records to N students
-and profiles `write_outputs` (cProfile), with the time at N/4, N/2 and N to show how it scales.
+and profiles `write_outputs` in one process (cProfile), with the time at N/4, N/2 and N (on every
+core) and at N in one process, to show how it scales.
 No assertion: machines are noisy.
 """
 
@@ -195,7 +196,8 @@ def phases(tmp: Path, aid: str, n: int, compare_with: Path | None) -> dict:
 
 def profile_outputs(tmp: Path, aid: str, n: int) -> None:
     """write_outputs of ``n`` records copied from three graded ones (one of each kind): the time
-    at n/4, n/2 and n, and cProfile's top functions at n."""
+    at n/4, n/2 and n (the pages on every core), at n in one process, and cProfile's top
+    functions of a run in one process at n."""
     make_cohort(tmp / "three", aid, 3)
     os.environ["PDL_WARM"] = "1"
     three = grade_cohort(tmp / "three", aid, tmp / "out-three", workers=2, progress=False).results
@@ -214,16 +216,17 @@ def profile_outputs(tmp: Path, aid: str, n: int) -> None:
                              results=results)
 
     for count in sorted({max(3, n // 4), max(3, n // 2), n}):
-        out = tmp / f"out-copies-{count}"
         start = time.perf_counter()
-        if count == n:
-            profiler = cProfile.Profile()
-            profiler.enable()
-        write_outputs(summary_of(count), out)
-        if count == n:
-            profiler.disable()
-        print(f"write_outputs of {count} records: {time.perf_counter() - start:.2f} s [{load_text()}]"
-              + (" (under cProfile)" if count == n else ""), flush=True)
+        write_outputs(summary_of(count), tmp / f"out-copies-{count}")
+        print(f"write_outputs of {count} records: {time.perf_counter() - start:.2f} s [{load_text()}]", flush=True)
+    start = time.perf_counter()
+    write_outputs(summary_of(n), tmp / f"out-copies-{n}-one", workers=1)
+    print(f"write_outputs of {n} records in one process: {time.perf_counter() - start:.2f} s [{load_text()}]",
+          flush=True)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    write_outputs(summary_of(n), tmp / f"out-copies-{n}-profiled", workers=1)
+    profiler.disable()
     for key in ("cumulative", "tottime"):
         text = io.StringIO()
         pstats.Stats(profiler, stream=text).sort_stats(key).print_stats(25)
