@@ -430,6 +430,25 @@ def test_a_mistake_that_assumes_a_helper_right_is_not_named_once_the_helper_was_
     assert not diagnose._matches(v, calls, lambda i: ref.call(calls[i]), 1e-9, 1e-12, False, {"c"}, ref, mine)
 
 
+def test_a_mistake_the_students_answers_contradicted_is_not_named_later(monkeypatch):
+    """A catalogued mistake that agrees with the student's answers only on some inputs (here x < 0)
+    is not named on a later test that has only those inputs, once an earlier test showed her answer
+    differ from the mistake's at a call it affects: her function is not that mistake."""
+    cat = _Cat()
+    other = Variant("other", "Your f drops the sine for x > 0.", dict(cat.reference.ns), {"f"})
+    exec("def f(x, scale=1.0):\n    return np.where(x > 0, 0.25, scale * np.sin(x) + 0.25) + "
+         "np.where(x < 0, 1.0, 0.0)\n", other.ns)
+    cat.variants, cat.combined = (lambda: [other]), (lambda pair: None)
+    monkeypatch.setattr(diagnose, "catalogue", lambda assignment: cat)
+    mine = lambda x, scale=1.0: ref_f(x, scale) + np.where(x < 0, 1.0, 0.0)  # noqa: E731 - wrong for x < 0 only
+    both = [("f", (x,), {}, mine(x)) for x in (np.array([-1.0, 0.5]), np.array([-2.0, 1.5]))]
+    negative = [("f", (x,), {}, mine(x)) for x in (np.array([-1.0, -0.5]), np.array([-2.0]))]
+    assert diagnose.diagnose("made_up", negative)[0].kind is Found.KNOWN  # alone, it agrees
+    found: list = []
+    assert not any(d.kind is Found.KNOWN for d in diagnose.diagnose("made_up", both, found=found))
+    assert not any(d.kind is Found.KNOWN for d in diagnose.diagnose("made_up", negative, found=found))
+
+
 def test_a_caller_that_is_wrong_on_its_own_is_not_given_its_helpers_hint():
     """ex2_3: annealed_action computing a one-wedge error inline, generalization_error right: the
     wedges mistake (a generalization_error cell) is not named on annealed_action."""
@@ -661,6 +680,8 @@ def test_a_known_mistake_needs_evidence_where_a_value_is_finite():
     from autograder.run.diagnose import _shows
     assert not _shows(np.array([np.nan, 1.0]), np.array([np.inf, 1.0]), 1e-9, 1e-12)
     assert _shows(np.array([np.nan, 1.0]), np.array([0.5, 1.0]), 1e-9, 1e-12)
+    assert _shows(np.array([np.inf, 1.0]), np.array([np.nan, 1.0]), 1e-9, 1e-12)  # a value for an undefined case
+    assert _shows(np.array([-1.9, 1.0]), np.array([np.inf, 1.0]), 1e-9, 1e-12)  # a finite value where inf is due
 
 
 def test_a_crash_on_arrays_is_told_by_a_counterfactual_call():

@@ -59,11 +59,13 @@ TEST_BUDGET_S = 20.0                     # all replays for one failing test
 GRADE_BUDGET_S = settings.DIAGNOSIS_BUDGET_S  # all diagnoses of one submission
 LOOSE = 1e-6                             # a looser tolerance: replay once to rule out chance
 TIGHTER = 1e-2                           # ... and match within this fraction of it
+EXACT = 1e-4                             # a test no looser than this is not statistical
 
 
 def _shows(answer, expected, rtol, atol) -> bool:
-    """Whether ``answer`` differs from ``expected`` where one of them is finite: nan where inf is
-    expected (or inf of the other sign) is no evidence of one mistake, many give it."""
+    """Whether ``answer`` differs from ``expected`` where one of them is finite, or is inf where
+    nan is expected (a definite value for an undefined case): nan where inf is expected (or inf of
+    the other sign) is no evidence of one mistake, many give it."""
     if close(answer, expected, rtol, atol):
         return False
     leaves = list(_leaves(answer, expected))
@@ -73,8 +75,9 @@ def _shows(answer, expected, rtol, atol) -> bool:
         if a.shape != e.shape:
             return True
         with np.errstate(all="ignore"):
-            off = ~(np.abs(a - e) <= atol + rtol * np.abs(e))
-        differ = off & (np.isfinite(a) | np.isfinite(e)) & ~(np.isnan(a) & np.isnan(e))
+            finite = np.isfinite(e)  # a tolerance relative to an infinite value would be infinite
+            off = np.where(finite, ~(np.abs(a - e) <= atol + rtol * np.abs(np.where(finite, e, 0.0))), a != e)
+        differ = off & (np.isfinite(a) | np.isfinite(e) | (np.isinf(a) & np.isnan(e))) & ~(np.isnan(a) & np.isnan(e))
         if np.any(differ):
             return True
     return False
@@ -85,7 +88,7 @@ def enabled() -> bool:
 
 
 def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_wrong=(),
-             reference: Variant | None = None, reach=None) -> bool:
+             reference: Variant | None = None, reach=None, against: list | None = None) -> bool:
     """The student's answers match ``v`` on every call it affects, and the mistake shows there.
 
     Where the mistake is named matters as much as whether it matches: it must show on a function
@@ -115,6 +118,12 @@ def _matches(v: Variant, calls, ref, rtol, atol, evidenced: bool = False, seen_w
     for i in relevant:
         answers[i] = v.call(calls[i])
         if answers[i] is _FAILED or not close(calls[i].value, answers[i], mrtol, matol):
+            # evidence against it (``against``): on a test that is not statistical, the student's
+            # answer at a call the mistake affects is not the mistake's (wrong where it is right,
+            # or right where it is wrong): her function is not this mistake
+            if against is not None and answers[i] is not _FAILED and rtol <= EXACT and atol <= EXACT \
+                    and _shows(calls[i].value, answers[i], rtol, atol):  # nan for nan, or for inf: no evidence
+                against.append(v)
             return False
     shows = [i for i in relevant if ref(i) is not _FAILED and _shows(answers[i], ref(i), rtol, atol)]
     if not shows or not (evidenced or any(calls[i].name in v.defined for i in shows)):
@@ -134,9 +143,11 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
     functions that answered wrongly (their names). A test that no single mistake explains is
     then tried against each pair of those mistakes made together (a wrong helper and a wrong
     caller compound); a function seen wrong keeps the mistakes that assume it right from being
-    named on its callers (``_matches``). ``reach(name)``: the graded functions the student's own
-    ``name`` can call (read from her code; None where unknown), for naming the function a wrong
-    answer comes from (``generic._upstream``)."""
+    named on its callers (``_matches``); a mistake the student's answers contradicted on an
+    earlier test (at a call it affects, in a test that is not statistical, her answer was not the
+    mistake's) is not named later, where it may agree with hers on some inputs only.
+    ``reach(name)``: the graded functions the student's own ``name`` can call (read from her code;
+    None where unknown), for naming the function a wrong answer comes from (``generic._upstream``)."""
     calls = as_calls(log)[:MAX_CALLS]
     if not calls:
         return []
@@ -158,9 +169,14 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
         for k, v in enumerate(cat.variants()):
             if time.monotonic() > deadline:
                 break
+            if ("against", k) in found and k not in known:
+                continue  # an earlier test showed the student's answers are not this mistake's
+            against: list = []
             if v.hint and v.hint not in [cat.variants()[j].hint for j in hits] and \
-                    _matches(v, calls, ref, rtol, atol, k in known, seen_wrong, cat.reference, reach):
+                    _matches(v, calls, ref, rtol, atol, k in known, seen_wrong, cat.reference, reach, against):
                 hits.append(k)
+            elif against and k not in known:
+                found.append(("against", k))
         if len(hits) > 1:
             # Mistakes that answer alike on this test: naming them all would send the student after
             # a mistake she did not make. Only one that an earlier test matched alone is named.
@@ -238,7 +254,8 @@ def _lead(cat, calls, ref, rtol, atol, defined: set, deadline: float, symptom: b
     """The lead of a known mistake (``diagnosis.lead``): the functions it shows on (those of
     ``defined`` that answered wrongly on this test, in the order called; else every function that
     did), and for the first one how many of its calls are wrong, the symptom there, and a generic
-    diagnosis of it that holds (``lead``: its data), where there is one within ``deadline``."""
+    diagnosis of it that holds and says what the answers do (``lead``: its data; ``SYMPTOMS``),
+    where there is one within ``deadline``."""
     wrong = [i for i, c in enumerate(calls) if ref(i) is not _FAILED and _shows(c.value, ref(i), rtol, atol)]
     names = list(dict.fromkeys(calls[i].name for i in wrong if calls[i].name in defined)) or \
         list(dict.fromkeys(calls[i].name for i in wrong))
@@ -256,9 +273,15 @@ def _lead(cat, calls, ref, rtol, atol, defined: set, deadline: float, symptom: b
             d = _function_diagnosis(cat, f, calls, mine, ref, rtol, atol)
         except Exception:  # noqa: BLE001 - a lead without a generic diagnosis
             d = None
-        if d is not None:
+        if d is not None and d.kind in SYMPTOMS:
             out["lead"] = d.to_dict()
     return out
+
+
+# generic diagnoses that say what the answers do, not why (a replayed guess at the cause: a term,
+# an argument unused, an off-by-one): what a known mistake's lead may say
+SYMPTOMS = {Found.FACTOR, Found.SOME_FACTOR, Found.SIGN, Found.SHIFT, Found.POWER, Found.RELATION, Found.PARTS,
+            Found.SPECIAL, Found.SMALL_ONLY, Found.NONFINITE, Found.TRANSPOSE, Found.SHAPE, Found.STRUCTURE}
 
 
 MAX_ENTRIES = 3  # entries of an array input tried one at a time, for a crash on arrays
