@@ -15,6 +15,7 @@ _HELPER = '''\
 # Each @check function below runs when its cell runs and prints one line:
 # "ok" when it passes, "not yet" naming the function still to implement, "FAIL" with a hint otherwise.
 import re as _re
+import traceback
 
 _PDL_CHECKS = {}
 {why}

@@ -292,15 +292,14 @@ def _checks(ns, shell, cells):
 
 def check_failure(exc: BaseException) -> str:
     """A failed public check's message: the exception's own, or where it has none (a bare
-    ``assert``, ``raise ValueError()``) what failed, in words, never an empty one. Self-contained:
-    the release notebooks' check helper carries this function's source (course/checks.py)."""
-    import traceback as tb
-
+    ``assert``, ``raise ValueError()``) what failed, in words, never an empty one. Self-contained
+    but for ``traceback``: the release notebooks' check helper carries this function's source and
+    imports ``traceback`` itself (course/checks.py)."""
     kind = type(exc).__name__
     if str(exc).strip():
         text = f"{kind}: {exc}"
         return text if len(text) <= 300 else text[:300] + " ..."
-    line = next((text for f in reversed(tb.extract_tb(exc.__traceback__)) if (text := (f.line or "").strip())), "")
+    line = next((text for f in reversed(traceback.extract_tb(exc.__traceback__)) if (text := (f.line or "").strip())), "")
     line = line if len(line) <= 200 else line[:200] + " ..."
     if isinstance(exc, AssertionError):
         return (f"{kind}: the check's condition does not hold" + (f": `{line}`" if line else "")
