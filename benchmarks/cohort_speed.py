@@ -6,6 +6,7 @@ included) and `grade_cohort()` in-process, warm and cold, vs `nbgrader autograde
     python benchmarks/cohort_speed.py --phases --n 200      # the whole command's phases, next to in-process
     python benchmarks/cohort_speed.py --phases --n 200 --compare-with /tmp/before   # and another checkout's
     python benchmarks/cohort_speed.py --profile-outputs 200 # cProfile of writing the outputs of 200 records
+    python benchmarks/cohort_speed.py --parent-imports 30   # grading from a lean parent vs a heavy one
 
 All grade the same answers (correct / half-stubbed / untouched, cycled) in one run on this
 machine. The script prints seconds per submission for each, the ratios, the floor (the hidden
@@ -233,6 +234,31 @@ def profile_outputs(tmp: Path, aid: str, n: int) -> None:
         print(f"\n-- by {key} --\n" + "\n".join(text.getvalue().splitlines()[6:]))
 
 
+PARENT = """import os, sys, time
+from pathlib import Path
+if sys.argv[1] == "heavy":  # what pdl grade-cohort had imported before it forked its pool, before issue 37
+    import jupytext, nbformat, nbgrader.api, nbgrader.preprocessors
+from autograder.cohort.grade import grade_cohort
+os.environ["PDL_WARM"] = "1"
+start = time.perf_counter()
+grade_cohort(Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4]), workers=2, progress=False)
+print(f"{time.perf_counter() - start:.1f}")
+"""
+
+
+def parent_imports(tmp: Path, aid: str, n: int, rounds: int = 2) -> None:
+    """grade_cohort() of ``n`` notebooks, each in a fresh process: lean (what pdl grade-cohort
+    imports now before it grades) and heavy (nbformat, jupytext and nbgrader imported first, as
+    before issue 37), alternating, the order swapped each round."""
+    make_cohort(tmp / "cohort", aid, n)
+    for r in range(rounds):
+        for mode in ("lean", "heavy") if r % 2 == 0 else ("heavy", "lean"):
+            argv = [sys.executable, "-c", PARENT, mode, str(tmp / "cohort"), aid, str(tmp / f"out-{mode}-{r}")]
+            run = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
+            said = run.stdout.strip() or run.stderr.strip()[-300:]
+            print(f"round {r + 1}, {mode} parent: grade_cohort() of {n} in {said} s [{load_text()}]", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=50)
@@ -246,6 +272,9 @@ def main() -> None:
                     help="also time another checkout's grade-cohort (e.g. a git worktree of an earlier commit)")
     ap.add_argument("--profile-outputs", type=int, metavar="N",
                     help="only profile write_outputs of N records copied from three graded ones")
+    ap.add_argument("--parent-imports", type=int, metavar="N",
+                    help="only grade N notebooks from a lean parent and from one that imported nbformat, "
+                         "jupytext and nbgrader first, alternating (4 rounds)")
     args = ap.parse_args()
     aid, n = args.assignment, args.n
     rows = {}
@@ -253,6 +282,9 @@ def main() -> None:
         tmp = Path(tmp)
         if args.profile_outputs:
             profile_outputs(tmp, aid, args.profile_outputs)
+            return
+        if args.parent_imports:
+            parent_imports(tmp, aid, args.parent_imports, rounds=4)
             return
         make_cohort(tmp / "cohort", aid, n)
         seconds, rc, said = typo_seconds(aid, tmp / "cohort")
