@@ -299,7 +299,8 @@ def check_failure(exc: BaseException) -> str:
     if str(exc).strip():
         text = f"{kind}: {exc}"
         return text if len(text) <= 300 else text[:300] + " ..."
-    line = next((text for f in reversed(traceback.extract_tb(exc.__traceback__)) if (text := (f.line or "").strip())), "")
+    frames = reversed(traceback.extract_tb(exc.__traceback__))
+    line = next((text for f in frames if (text := (f.line or "").strip())), "")
     line = line if len(line) <= 200 else line[:200] + " ..."
     if isinstance(exc, AssertionError):
         return (f"{kind}: the check's condition does not hold" + (f": `{line}`" if line else "")
