@@ -223,3 +223,48 @@ def test_an_nbformat_3_notebook_is_converted_without_its_outputs(tmp_path):
     assert nb["nbformat"] == 4 and code_cells(nb) == [(0, "y = 2", set())]
     assert nb["cells"][0]["outputs"] == [] and nb["cells"][0]["execution_count"] is None
     assert b'"2222' not in data
+
+
+def test_the_word_a_chunk_may_cut_is_found_as_the_regular_expression_found_it():
+    """``_word_tail`` (read from the chunk's end) gives the start the searched regular expression
+    gave, on random chunks of letters, minus signs, digits and punctuation, from any start."""
+    import re
+
+    old = re.compile(rb"(?:-[A-Za-z]*|[A-Za-z]+)\Z")
+    rng = random.Random(7)
+    for _ in range(3000):
+        chunk = bytes(rng.choice(b"aZ-1 ,]e") for _ in range(rng.randrange(12)))
+        start = rng.randrange(len(chunk) + 1)
+        found = old.search(chunk, start)
+        assert notebook._word_tail(chunk, start) == (found.start() if found else None), (chunk, start)
+
+
+HOSTILE_RUNS = r"""
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from autograder.run.notebook import SubmissionError, code_cells, load_submission
+try:
+    print(json.dumps([[i, s, sorted(t)] for i, s, t in code_cells(load_submission(sys.argv[1])[1])]))
+except SubmissionError as exc:
+    print(json.dumps(str(exc)))
+"""
+
+
+@pytest.mark.parametrize("text,expected", [
+    # a student's long print (the letter run once took 72 s to read: a search quadratic in it)
+    ('{"cells": [{"cell_type": "code", "source": "s = 1", "outputs": [{"text": "' + "x" * 1_500_000 + '"}]}], '
+     '"nbformat": 4, "nbformat_minor": 5}', [[0, "s = 1", []]]),
+    # number runs just under the 64 KB cap, outside strings (a search for 65536 of them was quadratic)
+    ('{"cells": [], "outputs": [' + ",".join(["0." + "1" * 64_990] * 30) + "]}", [])], ids=["letters", "digits"])
+def test_long_runs_are_read_in_time_linear_in_them(tmp_path, text, expected):
+    """A notebook with a run of 1.5 MB of letters in an output, or of 30 numbers of 65 000 digits,
+    is read (in a process of its own, stopped after 60 s: a read quadratic in the runs took
+    minutes to hours; the read takes well under a second)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "nb.ipynb"
+    path.write_text(text)
+    run = subprocess.run([sys.executable, "-c", HOSTILE_RUNS, str(path), str(REPO)], capture_output=True,
+                         text=True, timeout=60)
+    assert json.loads(run.stdout) == expected, run.stderr[-2000:]
