@@ -145,6 +145,8 @@ def cmd_grade_cohort(args) -> int:
               "Nothing was graded.", file=sys.stderr)
         return 2
     without_iri_checks()
+    if args.published:  # one setting, read where the pages are written (run/settings.py)
+        os.environ["PDL_PUBLISHED"] = "1"
     try:
         term = engine("grade-cohort")(
             args.submissions, args.assignment, args.out, roster=args.roster, csv=args.csv,
@@ -321,6 +323,10 @@ def main(argv=None) -> int:
     p.add_argument("--allow-shrink", action="store_true",
                    help="grade even a folder with no submission, or fewer than half as many as --out has graded "
                         "(its outputs then list only these)")
+    p.add_argument("--published", action="store_true",
+                   help="write the feedback pages for after grades are published: each failing test's values (the "
+                        "student's, its call, the expected) and known mistakes' rule text (course_config.HINTS); "
+                        "rerun into the same --out to rewrite the pages without grading again (PDL_PUBLISHED=1)")
     p.set_defaults(func=cmd_grade_cohort)
 
     p = sub.add_parser("check", help="run a notebook's public checks (for students)")

@@ -172,7 +172,7 @@ MATHML_ATTRIBUTES = frozenset({
     "mathsize", "mathvariant", "maxsize", "minsize", "movablelimits", "notation", "rowlines", "rowspacing",
     "rspace", "scriptlevel", "separator", "stretchy", "voffset", "width"})
 CLASSES = {"tr": {"ok", "bad"}, "td": {"num"}, "th": {"num"}, "span": {"late", "miss", "tests"}, "p": {"miss"},
-           "div": {"diag", "answer", "comment", "md"}, "code": {"tex"},
+           "div": {"diag", "answer", "comment", "md", "values"}, "code": {"tex"},
            "table": {"side"}}  # similarity.html: two submissions side by side
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt"}, "code": {"title"}, "ol": {"start"},
               "h3": {"id"}, "table": {"id"}, "li": {"id"},  # li: a feedback page's mistakes, linked to

@@ -49,6 +49,7 @@ CSS = ("body{font-family:system-ui,sans-serif;max-width:64em;margin:2em auto;pad
        ".ok td:first-child{color:#176}"
        ".bad td:first-child{color:#a22}.miss{color:#a22}.late{color:#a40;font-weight:600}"
        ".diag{margin-top:.3em;padding:.2em .5em;border-left:3px solid #c80;background:#fff8ec}"
+       ".values{margin-top:.3em;font-family:ui-monospace,monospace;font-size:.9em;overflow-wrap:anywhere}"
        ".answer{border-left:3px solid #ccc;padding-left:1em;margin:.4em 0}.comment{border-left:3px solid #47a;"
        "padding-left:1em;margin:.4em 0;background:#f3f7fc}section{margin-bottom:2.5em}"
        "details>summary{cursor:pointer;color:#345}small{color:#666}img{max-width:100%}"
@@ -232,6 +233,23 @@ def _tell() -> bool:
     return tells(now.hints, published=now.published)
 
 
+def values_of(t: TestResult) -> str:
+    """A failing test's values (her value, its call, the expected value: ``TestResult.shown``), on
+    pages written for after publication only (``PDL_PUBLISHED=1``): before, a hidden input and a
+    reference value are secrets."""
+    if t.shown is None or t.passed or t.carried_forward or not settings.current().published:
+        return ""
+    return t.shown.text()
+
+
+def _footer() -> str:
+    """What the pages say of the hidden tests' inputs and expected values."""
+    if settings.current().published:
+        return ("Hidden tests use inputs you had not seen; a failing test shows your value, the call that "
+                "returned it and the expected value.")
+    return "Hidden tests use inputs you have not seen; the messages say what was checked, not the expected values."
+
+
 def _group_of(groups: list[dict], t: TestResult) -> int:
     key = t.hint(_tell()) or str(t.carried_forward or "")
     return next((k for k, g in enumerate(groups) if g["what"] == key), -1)
@@ -327,6 +345,8 @@ def feedback_markdown(rec: Record, hand: HandScores | None = None, deadline=None
         k = _group_of(groups, t)
         see = f" (see {k + 1} above)" if k >= 0 else ""
         lines.append(f"- {mark} **{md_text(t.name)}** ({t.points:g}/{t.max_points:g}): {md_text(msg)}{see}")
+        if values := values_of(t):
+            lines.append(f"  - {md_text(values)}")
         if t.carried_forward:
             lines.append(f"  - *{md_text(t.carried_forward)}*")
     if rec.functions:
@@ -351,8 +371,7 @@ def feedback_markdown(rec: Record, hand: HandScores | None = None, deadline=None
                 lines.append(f"- {q}: {i['score']:g} / {i['points']:g}")
             if i["comment"].strip():
                 lines.append(f"  - *Comment:* {md_text(i['comment'].strip())}")
-    lines += ["", (f"_Graded against version {md_text(rec.version or '?')}. Hidden tests use inputs you "
-                   "have not seen; the messages say what was checked, not the expected values._")]
+    lines += ["", f"_Graded against version {md_text(rec.version or '?')}. {md_text(_footer())}_"]
     return "\n".join(lines) + "\n"
 
 
@@ -365,7 +384,8 @@ def feedback_view(rec: Record, hand: HandScores | None = None, deadline=None) ->
     for t, msg in test_messages(rec):
         tests.append({"name": str(t.name), "ok": bool(t.passed or t.carried_forward),
                       "points": _g(t.points), "max_points": _g(t.max_points), "message": msg,
-                      "mistake": _group_of(groups, t) + 1, "carried_forward": str(t.carried_forward or "")})
+                      "mistake": _group_of(groups, t) + 1, "carried_forward": str(t.carried_forward or ""),
+                      "values_shown": values_of(t)})
     flag, by = late(rec, deadline)
     fate = penalty(rec, w, deadline)
     view = {
@@ -385,7 +405,7 @@ def feedback_view(rec: Record, hand: HandScores | None = None, deadline=None) ->
                        "lost": _pts(row.lost or 0), "lost_any": bool(float(row.lost or 0))}
                       for row in rec.functions or []],
         "notes": [str(n) for n in dict.fromkeys(rec.errors or [])],
-        "version": str(rec.version or "?"),
+        "version": str(rec.version or "?"), "footer": _footer(),
         "written": None,
     }
     if w["items"]:

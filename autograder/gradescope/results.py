@@ -20,6 +20,9 @@ def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
     hidden tests, later notes and the score become visible when the instructor publishes grades
     (``after_published``). No line claims a test passed that did not run.
 
+    A failing hidden test shows the student's value, the call that returned it and the expected
+    value (``TestResult.shown``): read after publication only, like the test itself.
+
     A hidden test's diagnosis tells a known mistake's rule text, or leads to it (the place and
     the symptom), as ``course_config.HINTS`` says (``diagnosis.tells``): its results are read
     after publication; ``resubmissions``: how many submissions the student made before this one
@@ -43,7 +46,8 @@ def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
         tests.append({"name": "Notes from the grader (while grading)", "visibility": "after_published",
                       "output": "\n".join(later)})
     for t in r.tests:
-        output = "\n".join(x for x in (t.message, t.carried_forward, t.hint(tell)) if x)  # words, at the edge
+        values = t.shown.text() if t.shown is not None and not t.passed and not t.carried_forward else ""
+        output = "\n".join(x for x in (t.message, values, t.carried_forward, t.hint(tell)) if x)  # words, at the edge
         tests.append({"name": t.name, "score": t.points, "max_score": t.max_points,
                       "status": "passed" if t.passed else "failed",
                       "output": output, "visibility": "after_published"})

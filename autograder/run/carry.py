@@ -96,20 +96,21 @@ class Trace:
         """The function whose answer ``actual`` is (or is part of), else the one called last."""
         if actual is not None:
             for name, value in reversed(self.answers):
-                if _holds(value, actual):
+                if holds(value, actual):
                     return name
         return self.called[-1] if self.called else ""
 
 
-def _holds(value, actual, depth: int = 0) -> bool:
+def holds(value, actual, depth: int = 0) -> bool:
+    """Whether ``actual`` is the answer ``value`` or a part of it (by identity, to depth 4)."""
     if value is actual or (isinstance(actual, np.ndarray) and actual.base is not None and actual.base is value):
         return True
     if depth >= 4:
         return False
     if isinstance(value, dict):
-        return any(_holds(v, actual, depth + 1) for v in list(value.values())[:1000])
+        return any(holds(v, actual, depth + 1) for v in list(value.values())[:1000])
     if isinstance(value, (list, tuple)):
-        return any(_holds(v, actual, depth + 1) for v in value[:1000])
+        return any(holds(v, actual, depth + 1) for v in value[:1000])
     return False
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import course_config
-from autograder.run import carry, diagnose, messages, packages, protocol
+from autograder.run import carry, diagnose, messages, packages, protocol, shown
 from autograder.run.bounded import run_bounded
 from autograder.run.channel import Worker, WorkerDied, WorkerTimeout
 from autograder.run.diagnose import enabled
@@ -484,6 +484,7 @@ class _Collector:
         self.diagnose = diagnose and self.ledger is not None
         self._tolerances: list = []
         self._failed_actual = None  # the answer whose comparison failed in this test
+        self._failed: shown.Shown | None = None  # that comparison, for after publication (run/shown.py)
         self._found: list = []  # known mistakes matched so far in this submission
         self._spent = 0.0       # seconds of diagnosis so far in this submission
         self._trace = self.ledger.trace if self.ledger is not None else None  # for charging a failure
@@ -515,20 +516,31 @@ class _Collector:
             self.stream({"collected": [[item.name, points_of(item.function), _describe(item)]
                                        for item in session.items]})
 
-    def _observe(self, actual, rtol, atol, held):
+    def _observe(self, actual, expected, rtol, atol, held):
         try:
             self._tolerances.append((float(rtol), float(atol)))
         except (TypeError, ValueError):
             pass
-        if not held:
+        if not held:  # the comparison that failed last ended the test
             self._failed_actual = actual
+            self._failed = self._shown(actual, expected, rtol, atol)
+
+    def _shown(self, actual, expected, rtol, atol) -> shown.Shown | None:
+        """The failed comparison as a student reads it after publication: her value, the call of
+        this test that returned it, the expected value (``run/shown.py``); None without a ledger."""
+        if self.ledger is None:
+            return None
+        try:
+            return shown.shown(actual, expected, float(rtol), float(atol), self.ledger.call_log, carry.holds)
+        except Exception:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
+            return None
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
         """Keep only this test's calls in the log, and note the tolerances it compares with."""
         if self.ledger is not None:
             self.ledger.new_test()  # with or without a diagnosis: nothing of a test outlives it
-        self._tolerances, self._failed_actual = [], None
+        self._tolerances, self._failed_actual, self._failed = [], None, None
         try:
             with observing(self._observe):
                 yield
@@ -617,7 +629,7 @@ class _Collector:
                     msg = f"{msg} {SEEDED}"
                 self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail + note,
                                                diagnoses, function=owner, charged_to=culprit, kind=kind,
-                                               error=error))
+                                               error=error, shown=self._failed if kind is Kind.FAIL else None))
                 if self.carry and rep.when == "call" and owner:
                     self._failures.append(self._failure(item, exc, owner, culprit, pts))
             if self.stream:
@@ -897,6 +909,8 @@ def format_report(report: GradeReport) -> str:
         lines.append(f"  {mark}  {t.name:<{width}}  {t.points:g}/{t.max_points:g}")
         if not t.passed:
             lines.append(f"        {t.message}")
+            if t.shown is not None and not t.carried_forward:  # the TA's view: the values are shown
+                lines.append(f"        {t.shown.text()}")
             if t.carried_forward:
                 lines.append(f"        {t.carried_forward}")
             if t.diagnosis:

@@ -16,6 +16,7 @@ from enum import Enum
 from pathlib import Path
 
 from autograder.run.diagnosis import Diagnosis, from_old_text, hints_of, words
+from autograder.run.shown import Shown
 
 
 class Kind(str, Enum):
@@ -85,6 +86,9 @@ class TestResult:
     carried_from: list = field(default_factory=list)  # a credited test: the functions it follows from
     kind: Kind = Kind.FAIL
     error: str = ""  # a student error: the kind the grader gave it (``testing.StudentError.kind``)
+    # a wrong answer: her value, its call, the expected value (run/shown.py); secret until grades
+    # are published, so read only where a student reads after publication
+    shown: Shown | None = None
 
     @property
     def troubled(self) -> bool:
@@ -111,7 +115,8 @@ class TestResult:
         return hints_of(self.diagnoses)
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "kind": self.kind.value, "diagnoses": [d.to_dict() for d in self.diagnoses]}
+        return {**asdict(self), "kind": self.kind.value, "diagnoses": [d.to_dict() for d in self.diagnoses],
+                "shown": self.shown.to_dict() if self.shown is not None else None}
 
     @classmethod
     def from_dict(cls, data: dict) -> TestResult:
@@ -122,7 +127,7 @@ class TestResult:
         diagnoses = ([Diagnosis.from_dict(d) for d in data["diagnoses"]] if data.get("diagnoses") is not None
                      else from_old_text(str(old_text or "")))  # a record written when they were sentences
         return cls(**{**data, "kind": Kind(data["kind"]), "carried_from": list(data.get("carried_from") or []),
-                      "diagnoses": diagnoses})
+                      "diagnoses": diagnoses, "shown": Shown.from_dict(data.get("shown"))})
 
 
 @dataclass

@@ -63,7 +63,7 @@ _OBSERVERS: list = []
 
 @contextlib.contextmanager
 def observing(callback):
-    """Call ``callback(actual, rtol, atol, held)`` after each ``assert_close`` inside the block."""
+    """Call ``callback(actual, expected, rtol, atol, held)`` after each ``assert_close`` inside the block."""
     _OBSERVERS.append(callback)
     try:
         yield
@@ -100,10 +100,10 @@ def assert_close(actual, expected, rtol: float = 1e-7, atol: float = 1e-10, name
         _assert_close(actual, expected, rtol, atol, name)
     except AssertionError:
         for observe in list(_OBSERVERS):
-            observe(actual, rtol, atol, False)
+            observe(actual, expected, rtol, atol, False)
         raise
     for observe in list(_OBSERVERS):
-        observe(actual, rtol, atol, True)
+        observe(actual, expected, rtol, atol, True)
 
 
 def _assert_close(actual, expected, rtol: float, atol: float, name: str):
