@@ -61,3 +61,18 @@ def test_leak_check_spares_what_the_author_made_public(tmp_path, monkeypatch):
     (fake_repo / "assignments" / "demo" / "demo.py").write_text(check)
     monkeypatch.setattr(v, "REPO", fake_repo)
     assert leaks("demo") == [ref_line]
+
+
+def test_an_alternative_that_fails_a_public_check_is_found():
+    """A correct alternative must pass the public checks too, or its student reads FAIL: the
+    exemplar's own alternatives pass; one whose answer is off by a factor 2 fails a check."""
+    from conftest import EXEMPLAR
+
+    from autograder.course.mutate import variant_cells
+    from autograder.course.release_checks import failing_checks
+    from autograder.course.source import load
+
+    alternatives = variant_cells(load(EXEMPLAR), "alternative")
+    assert alternatives and all(failing_checks(EXEMPLAR, code) == [] for _, code in alternatives)
+    halved = "import numpy as _np\n\ndef generalization_error(R):\n    return _np.arccos(_np.asarray(R, dtype=float)) / (2 * _np.pi)\n"
+    assert any(f.startswith("check_generalization_error") for f in failing_checks(EXEMPLAR, halved))

@@ -297,6 +297,35 @@ def _run_checks(assignment: str) -> dict:
             "exercised": exercised, "errors": errors}
 
 
+def failing_checks(assignment: str, code: str) -> list[str]:
+    """The public checks that fail on the release's functions as ``code`` (an ``alternative``
+    cell: a correct implementation written differently) defines them: each check cell run, in
+    the release's order, after ``code`` has replaced what the graded cells above it define. A
+    correct alternative must pass every public check, or a student who wrote it reads FAIL."""
+    import matplotlib  # noqa: PLC0415 - heavy; checks may import pyplot
+    matplotlib.use("Agg")
+    cells, _ = _program(assignment)
+    ns: dict = {"__name__": "__main__"}
+    failed: list[str] = []
+
+    def check(fn):
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+                fn()
+        except Exception as exc:  # noqa: BLE001 - a failing check is reported, the others still run
+            failed.append(f"{fn.__name__}: {type(exc).__name__}: {exc}"[:200])
+        return fn
+
+    alternative = compile(code, f"<{assignment} alternative cell>", "exec")
+    for role, source in cells:
+        ns["check"] = check
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(source, f"<{assignment} {role} cell>", "exec"), ns)  # noqa: S102 - the course's own code
+            if role in ("graded", "reference"):
+                exec(alternative, ns)  # noqa: S102 - the course's own alternative cell
+    return failed
+
+
 def argument_coverage(assignment: str, timeout: float = 900) -> Coverage:
     """Which arguments of each graded function the public checks exercise (run in a child process,
     in a folder holding the release's data files, with one BLAS thread)."""

@@ -54,7 +54,7 @@ from autograder.course.inprocess import Baseline, grade_code, reference_values
 from autograder.course.mutate import mutation_run, variant_cells
 from autograder.course.new_year import date_notes
 from autograder.course.refinputs import reference_dependent_tests
-from autograder.course.release_checks import release_lines
+from autograder.course.release_checks import failing_checks, release_lines
 from autograder.course.seeds import report_lines, sweep
 from autograder.course.source import _function_bodies, load, source_path
 from autograder.course.synth import variant_notebook
@@ -199,6 +199,14 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print) -> l
     out.append((passing == len(alternatives) >= 1,
                 f"alternative implementations pass: {passing}/{len(alternatives)}"
                 + (" (at least 1 required)" if not alternatives else "")))
+    checked = 0
+    for desc, code in alternatives:
+        failing = failing_checks(assignment, code)
+        checked += not failing
+        if failing:
+            log(f"        alternative implementation fails public checks: {desc}: {'; '.join(failing[:2])}")
+    out.append((checked == len(alternatives), f"alternative implementations pass the public checks: "
+                                              f"{checked}/{len(alternatives)}"))
     out.append((not leaked, "no diagnosis shows a reference value" if not leaked
                 else f"LEAK in a diagnosis: {leaked[:3]}"))
     return out

@@ -269,7 +269,9 @@ def check_filters_agree_at_effective_ridge():
     for eta_t in [0.3, 2.0]:
         ridge = np.asarray(effective_ridge(lam, eta_t))
         assert ridge.shape == lam.shape, "effective_ridge should act elementwise"
-        assert np.allclose(mode_filter(lam, 1 / ridge), early_stopping_filter(lam, eta_t), rtol=1e-9), \
+        # beta is one number per call (the contract): one call per mode, each at its own ridge
+        matched = np.array([mode_filter(lam_k, 1 / r_k) for lam_k, r_k in zip(lam, ridge)], dtype=float)
+        assert np.allclose(matched, early_stopping_filter(lam, eta_t), rtol=1e-9), \
             "the filters should agree at the effective ridge"
     assert np.isclose(effective_ridge(0.0, 2.0), 0.5), "lambda -> 0: the effective ridge tends to 1/(eta t)"
     assert np.isclose(early_stopping_filter(1e-12, 1.0), 1e-12, rtol=1e-9), "no cancellation for tiny eta t lambda"
