@@ -74,5 +74,6 @@ def test_an_alternative_that_fails_a_public_check_is_found():
 
     alternatives = variant_cells(load(EXEMPLAR), "alternative")
     assert alternatives and all(failing_checks(EXEMPLAR, code) == [] for _, code in alternatives)
-    halved = "import numpy as _np\n\ndef generalization_error(R):\n    return _np.arccos(_np.asarray(R, dtype=float)) / (2 * _np.pi)\n"
+    halved = ("import numpy as _np\n\ndef generalization_error(R):\n"
+              "    return _np.arccos(_np.asarray(R, dtype=float)) / (2 * _np.pi)\n")
     assert any(f.startswith("check_generalization_error") for f in failing_checks(EXEMPLAR, halved))
