@@ -70,7 +70,7 @@ def correlation_depth(sigma_w, sigma_b, phi):
 
 
 # %% mistake: iteration stopped when successive iterates differ by 1e-6
-# function: chi1
+# function: fixed_point_q
 # kind: upstream (fixed_point_q)
 # truth: fixed_point_q iterates the variance map until two successive iterates differ by less than 1e-6, but where the slope V'(q*) is close to 1 (near the edge of chaos) the distance to the fixed point is about 1e-6 / (1 - V'(q*)), far more than the required 1e-7 relative accuracy; chi1, which is right, inherits the wrong q*.
 def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
