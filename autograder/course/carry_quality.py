@@ -322,9 +322,11 @@ def _pdl_spy(name, fn):
 '''
 
 
-def pairs(assignment: str, reference: str, graded: list[str], limit: int = PAIRS) -> list[tuple[str, str]]:
+def pairs(assignment: str, reference: str, graded: list[str], limit: int = PAIRS,
+          baseline: Baseline | None = None) -> list[tuple[str, str]]:
     """(A, B): B's reference calls A (through helpers), or a hidden test calls both (else the two
-    functions worth most); the pairs whose B is worth most first."""
+    functions worth most); the pairs whose B is worth most first. ``baseline``: the reference's
+    run, where the caller has one (else made here when needed)."""
     ns = namespace_of(assignment, reference).module_globals
     points = graded_points(load(assignment))
     found = set()
@@ -340,7 +342,7 @@ def pairs(assignment: str, reference: str, graded: list[str], limit: int = PAIRS
                 todo += [n for n in fn.__code__.co_names if n in ns]
         found |= {(a, b) for a in seen & set(graded) if a != b}
     if not found:
-        baseline = Baseline(assignment, reference)
+        baseline = baseline if baseline is not None else Baseline(assignment, reference)
         owners = owners_of(assignment, frozenset(graded))
         for test, names in baseline.reached.items():
             owner = owners.get(test, ("", 0))[0]
@@ -352,11 +354,13 @@ def pairs(assignment: str, reference: str, graded: list[str], limit: int = PAIRS
     return ranked[:limit]
 
 
-def forging_cells(assignment: str, limit: int = PAIRS) -> list[Cell]:
+def forging_cells(assignment: str, limit: int = PAIRS, baseline: Baseline | None = None) -> list[Cell]:
+    """The forging variants of the chosen pairs; ``baseline``: the reference's run (its calls),
+    where the caller has one."""
     src = load(assignment)
     reference, graded = module_text(src), list(src.graded_functions())
-    chosen = pairs(assignment, reference, graded, limit)
-    calls = _own_calls(assignment, reference) if chosen else {}
+    chosen = pairs(assignment, reference, graded, limit, baseline)
+    calls = (baseline.own_calls if baseline is not None else _own_calls(assignment, reference)) if chosen else {}
     fp = _fingerprint()
     cells = []
     for a, b in chosen:
@@ -373,7 +377,8 @@ def forging_cells(assignment: str, limit: int = PAIRS) -> list[Cell]:
 
 
 def _own_calls(assignment: str, reference: str) -> dict[str, list]:
-    """The calls each graded function received in its own tests, on the reference."""
+    """The calls each graded function received in its own tests, on the reference (also kept by
+    ``Baseline.own_calls``, from the same run)."""
     student = RecordingStudent(namespace_of(assignment, reference))
     with _carry(False):
         run_hidden_tests(assignment, student, diagnose=False)
@@ -455,8 +460,8 @@ def measure(assignment: str, cell: Cell, reference: str, points: dict[str, float
 def measure_assignment(assignment: str, mutants: int = MUTANTS, forging: bool = True, log=None) -> list[Measured]:
     src = load(assignment)
     reference, points = module_text(src), graded_points(src)
-    cells = mistake_cells(assignment, mutants) + (forging_cells(assignment) if forging else [])
     baseline = Baseline(assignment, reference)
+    cells = mistake_cells(assignment, mutants) + (forging_cells(assignment, baseline=baseline) if forging else [])
     out = []
     for cell in cells:
         out.append(measure(assignment, cell, reference, points, baseline))
@@ -491,19 +496,21 @@ def _rerun_limits(evaluations: int, budget_s: float):
         carry.MAX_EVALUATIONS, carry.GRADE_BUDGET_S = old
 
 
-def carry_checks(assignment: str, log=print, quick: bool = False) -> list[tuple[bool, str]]:
+def carry_checks(assignment: str, log=print, quick: bool = False,
+                 baseline: Baseline | None = None) -> list[tuple[bool, str]]:
     """``pdl validate``'s lines: the forging variants gain nothing, and the recording variants find no
     reference value of a re-run in what the student sees. ``quick``: one pair of functions, its
     stateful variant, and at most ``QUICK_EVALUATIONS`` re-runs per submission (the test suite's
-    setting)."""
-    cells = forging_cells(assignment, limit=1 if quick else PAIRS)
+    setting). ``baseline``: the reference's in-process run (``Baseline``) where the caller has one
+    (``pdl validate``'s mistake checks made it): else made here."""
+    cells = forging_cells(assignment, limit=1 if quick else PAIRS, baseline=baseline)
     if quick:  # one forging variant of each pair (tests/test_carry_forward.py tries all on the exemplar)
         cells = [c for c in cells if c.kind in ("forge:stateful", "forge:recording")]
     if not cells:
         return [(True, "error carried forward: no graded function calls another (nothing to forge)")]
     src = load(assignment)
     reference, points = module_text(src), graded_points(src)
-    baseline = Baseline(assignment, reference)
+    baseline = baseline if baseline is not None else Baseline(assignment, reference)
     limits = _rerun_limits(QUICK_EVALUATIONS, QUICK_BUDGET_S) if quick else contextlib.nullcontext()
     with limits:
         measured = [measure(assignment, cell, reference, points, baseline) for cell in cells]

@@ -20,6 +20,7 @@ from autograder.run.carry import plain
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue
 from autograder.run.diagnose.leaks import numbers_of
 from autograder.run.grading import Ledger, run_hidden_tests
+from autograder.run.owners import owners_of
 from autograder.run.testing import LocalStudent, StudentError
 
 CALL_LIMIT_S = 20
@@ -166,22 +167,39 @@ class Baseline:
     variant whose changes none of a test's functions can reach (through the module's globals)
     calls the same code on the same inputs, so that test keeps the reference's pass without
     running (``plugin``). A test whose inputs or streams depend on earlier tests' calls is, by the
-    false-fail budgets, as likely to pass after fewer of them."""
+    false-fail budgets, as likely to pass after fewer of them.
+
+    The same run records ``own_calls``: the calls each graded function received in the tests that
+    count for it (``owners_of``), what ``carry_quality`` builds its forging variants from; one
+    baseline serves ``pdl validate``'s mistake checks and its error-carried-forward checks (each
+    built its own, and the forging variants ran the hidden tests on the reference once more)."""
 
     def __init__(self, assignment: str, code: str):
         self.ns = namespace_of(assignment, code)
         self.reached: dict[str, set[str]] = {}
+        history: list[tuple[str, Call]] = []
         baseline = self
 
         class Reaching(LocalStudent):
             def __getattr__(self, name):
                 if not name.startswith("_"):
                     baseline.reached.setdefault(_current_test(), set()).add(name)
-                return super().__getattr__(name)
+                call = super().__getattr__(name)
+
+                def recorded(*args, **kwargs):
+                    value = call(*args, **kwargs)
+                    history.append((_current_test(), Call(name, args, kwargs, value)))
+                    return value
+                return recorded
 
         results = run_hidden_tests(assignment, Reaching(self.ns), diagnose=False)
         self.passed = {r.name for r in results if r.passed}
         self.max_score = sum(r.max_points for r in results)
+        owners = owners_of(assignment, frozenset(c.name for _, c in history))
+        self.own_calls: dict[str, list[Call]] = {}
+        for test, c in history:
+            if owners.get(test, ("",))[0] == c.name:
+                self.own_calls.setdefault(c.name, []).append(c)
 
     def unaffected(self, ns: dict, code: str) -> set[str]:
         """The tests that passed here and reach nothing that the variant ``code`` (run into

@@ -138,17 +138,20 @@ def otter_score(zip_path: Path, notebook: Path, timeout: float = 600) -> float:
         return sum(t.get("score") or 0.0 for t in tests if "max_score" in t)
 
 
-def mistake_checks(assignment: str, reference: str, full: float, log=print) -> list[tuple[bool, str]]:
+def mistake_checks(assignment: str, reference: str, full: float, log=print,
+                   baseline: Baseline | None = None) -> list[tuple[bool, str]]:
     """The tests of the tests, graded in-process with the diagnosis on: every ``wrong`` cell has a
     hint, loses points and is named by its hint; every ``rewrite`` cell (the same mistake written
     differently, at least one per assignment) loses points and is named by its wrong cell's hint;
     every ``alternative`` scores full marks with no diagnosis; no diagnosis shows a number the
-    reference returned on that test's inputs."""
+    reference returned on that test's inputs. ``baseline``: the reference's in-process run, where
+    the caller has one (``validate`` shares it with the error-carried-forward checks)."""
 
     src = load(assignment)
     mistakes = src.mistakes()
     out, leaked = [], []
-    baseline = Baseline(assignment, reference)  # tests that reach only the reference's code keep its pass
+    if baseline is None:  # tests that reach only the reference's code keep its pass
+        baseline = Baseline(assignment, reference)
 
     def graded(code):
         results, student = grade_code(assignment, reference + "\n\n" + code, baseline)
@@ -278,9 +281,10 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
         line(scores["stub"][0] == 0, f"untouched release scores {scores['stub'][0]:g}/{full:g}")
         line(0 <= scores["partial"][0] < full, f"half-stubbed notebook scores {scores['partial'][0]:g}/{full:g}")
         src = load(assignment)
-        for good, text in mistake_checks(assignment, module_text(src), full, log):
+        baseline = Baseline(assignment, module_text(src))  # the reference in-process, once for both
+        for good, text in mistake_checks(assignment, module_text(src), full, log, baseline):
             line(good, text)
-        for good, text in carry_checks(assignment, log, quick=quick_carry):
+        for good, text in carry_checks(assignment, log, quick=quick_carry, baseline=baseline):
             line(good, text)
         if mutants:
             run = mutation_run(assignment, sample=mutants)
