@@ -51,3 +51,36 @@ def correct_nb():
 @pytest.fixture(scope="session")
 def stub_nb():
     return variant_notebook(EXEMPLAR, "stub")
+
+
+# The exemplar runs in ~1 s, each call in <0.1 s.
+HOSTILE_LIMITS = dict(timeout=15, call_timeout=5, memory_mb=2048)
+
+
+@pytest.fixture(scope="session")
+def graded_hostile_cohort(tmp_path_factory, correct_nb):
+    """The hostile cohort (``synth.hostile_cohort``) in one zip with unsafe members, graded once by
+    the process pool (two workers, ``HOSTILE_LIMITS``): (cases, summary, out folder, archive).
+    Tests of tests/test_cohort.py read it, and tests/test_dask_cluster.py compares a real dask
+    cluster's records with its (both in the xdist group "nbgrader": one worker grades it once)."""
+    import zipfile
+
+    from autograder.cohort.grade import grade_cohort
+    from autograder.course.synth import hostile_cohort
+    from autograder.run.sandbox import namespaces_available
+
+    tmp = tmp_path_factory.mktemp("cohort")
+    cases = hostile_cohort(EXEMPLAR)
+    if not namespaces_available():  # without the sandbox these would really damage the checkout
+        for destructive in ("rewriter", "fake_results"):
+            cases.pop(destructive)
+    archive = tmp / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for student, (content, _) in cases.items():
+            zf.writestr(f"{student}/{EXEMPLAR}.ipynb", content)
+        zf.writestr("../escaped.ipynb", json.dumps(correct_nb))
+        zf.writestr("/absolute.ipynb", json.dumps(correct_nb))
+        zf.writestr("notes.txt", "not a notebook")
+    out = tmp / "out"
+    summary = grade_cohort(archive, EXEMPLAR, out, workers=2, progress=False, **HOSTILE_LIMITS)
+    return cases, summary, out, archive

@@ -14,19 +14,18 @@ import time
 import zipfile
 
 import pytest
-from conftest import EXEMPLAR
+from conftest import EXEMPLAR, HOSTILE_LIMITS
 
 from autograder.cohort.grade import grade_cohort
 from autograder.cohort.layouts import discover, safe_extract
 from autograder.cohort.outputs import record_in_gradebook, write_outputs
 from autograder.cohort.pages import feedback_html
 from autograder.cohort.record import Record
-from autograder.course.synth import hostile_cohort
 from autograder.run.paths import REPO
 from autograder.run.record import TestResult
 from autograder.run.sandbox import namespaces_available
 
-LIMITS = dict(timeout=15, call_timeout=5, memory_mb=2048)  # the exemplar runs in ~1 s, each call in <0.1 s
+LIMITS = HOSTILE_LIMITS  # the exemplar runs in ~1 s, each call in <0.1 s
 # The tests of the graded cohort below share one worker under `pytest -n`, so the cohort (a minute)
 # is graded once; "nbgrader" because one of them also writes nbgrader's folders.
 COHORT = pytest.mark.xdist_group("nbgrader")
@@ -37,22 +36,10 @@ def _nb(nb: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def cohort(tmp_path_factory, correct_nb):
-    tmp = tmp_path_factory.mktemp("cohort")
-    cases = hostile_cohort(EXEMPLAR)
-    if not namespaces_available():  # without the sandbox these would really damage the checkout
-        for destructive in ("rewriter", "fake_results"):
-            cases.pop(destructive)
-    archive = tmp / "export.zip"
-    with zipfile.ZipFile(archive, "w") as zf:
-        for student, (content, _) in cases.items():
-            zf.writestr(f"{student}/{EXEMPLAR}.ipynb", content)
-        zf.writestr("../escaped.ipynb", _nb(correct_nb))
-        zf.writestr("/absolute.ipynb", _nb(correct_nb))
-        zf.writestr("notes.txt", "not a notebook")
-    out = tmp / "out"
-    summary = grade_cohort(archive, EXEMPLAR, out, workers=2, progress=False, **LIMITS)
-    return cases, summary, out, archive
+def cohort(graded_hostile_cohort):
+    """The hostile cohort in one zip, graded by the pool (``conftest.graded_hostile_cohort``, which
+    tests/test_dask_cluster.py compares a dask cluster's records with)."""
+    return graded_hostile_cohort
 
 
 @COHORT

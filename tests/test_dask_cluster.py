@@ -1,6 +1,8 @@
 """The dask route on a real cluster (issue 34): a `dask scheduler` and two `dask worker --nthreads 2`
 processes, started as a TA starts them (separate processes, not a LocalCluster), grade part of the
-hostile cohort; every record equals the process pool's, and no record carries a grader failure."""
+hostile cohort; every record equals the process pool's (the pool's records are those of the hostile
+cohort that tests/test_cohort.py reads, ``conftest.graded_hostile_cohort``: same cases, same limits,
+graded once), and no record carries a grader failure."""
 
 import json
 import os
@@ -14,14 +16,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import EXEMPLAR
+from conftest import EXEMPLAR, HOSTILE_LIMITS
 
 from autograder.cohort.grade import CohortInputError, grade_cohort
 from autograder.course.synth import hostile_cohort
 from autograder.run.isolation import namespaces_available
 from autograder.run.paths import REPO
 
-LIMITS = dict(timeout=15, call_timeout=5, memory_mb=2048)
+LIMITS = HOSTILE_LIMITS  # the pool's records compared with were graded under these
 # good ones beside attacks that hold threads, memory and time: what one thread of a worker does must
 # not change the grade of the submission its other thread grades
 CASES = ("good1", "good2", "partial", "untouched", "bad_json", "loop", "mem_bomb", "patcher", "liar_eq",
@@ -64,27 +66,33 @@ def cluster(tmp_path):
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
-def _scores(out: Path) -> dict:
+def _scores(out: Path, students=None) -> dict:
     from autograder.cohort.record import Record
 
     records = {}
     for path in sorted((out / "records").glob("*.json")):
         rec = Record.from_dict(json.loads(path.read_text()))
-        records[rec.student] = (rec.score, rec.max_score, [(t.name, t.points, t.kind) for t in rec.tests])
+        if students is None or rec.student in students:
+            records[rec.student] = (rec.score, rec.max_score, [(t.name, t.points, t.kind) for t in rec.tests])
     return records
 
 
+@pytest.mark.xdist_group("nbgrader")  # beside tests/test_cohort.py: the pool's cohort is graded once
 @pytest.mark.skipif(not namespaces_available(), reason="the hostile cases need the sandbox")
-def test_a_real_cluster_with_two_threads_per_worker_grades_as_the_pool_does(tmp_path, cluster):
+def test_a_real_cluster_with_two_threads_per_worker_grades_as_the_pool_does(tmp_path, cluster,
+                                                                            graded_hostile_cohort):
+    """The pool's records: the hostile cohort graded by two pool workers in conftest (a cohort of
+    more cases than these, in one zip; each record is its submission's alone)."""
     cases = hostile_cohort(EXEMPLAR)
     folder = tmp_path / "subs"
     for student in CASES:
         (folder / student).mkdir(parents=True)
         (folder / student / f"{EXEMPLAR}.ipynb").write_text(cases[student][0])
     on_dask = grade_cohort(folder, EXEMPLAR, tmp_path / "dask", scheduler=cluster.address, progress=False, **LIMITS)
-    in_pool = grade_cohort(folder, EXEMPLAR, tmp_path / "pool", workers=2, progress=False, **LIMITS)
-    assert len(on_dask.results) == len(in_pool.results) == len(CASES)
-    dask_records, pool_records = _scores(tmp_path / "dask"), _scores(tmp_path / "pool")
+    pool_cases, in_pool, pool_out, _ = graded_hostile_cohort
+    assert set(CASES) <= set(pool_cases) and all(pool_cases[s][0] == cases[s][0] for s in CASES)
+    assert len(on_dask.results) == len(CASES) == len([r for r in in_pool.results if r.student in CASES])
+    dask_records, pool_records = _scores(tmp_path / "dask"), _scores(pool_out, set(CASES))
     assert dask_records == pool_records
     for rec in on_dask.results:
         assert rec.graded, (rec.student, rec.not_graded)
