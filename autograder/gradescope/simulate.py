@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 
 from autograder.gradescope.results import check_results_json
-from autograder.run import accounts
+from autograder.run import accounts, settings
 from autograder.run.grading import grade
 from autograder.run.notebook import _tagged_cells, code_cell, load_release, with_cells
 from autograder.run.paths import REPO
@@ -148,11 +148,24 @@ BIG_ANSWER = "_np.zeros(2**24, dtype=_np.int8)"  # 16 MB where the reference ret
 
 
 def big_answers_notebook(assignment: str) -> str:
-    """The correct example, its first graded function now answering 16 MB of int8: the grader
-    must refuse the answer, not choke on it (the score is then pdl grade's)."""
+    """The correct example, its first graded function that none of its other graded functions
+    calls (else its first) now answering 16 MB of int8: the grader must refuse the answer, not
+    choke on it (the score is then pdl grade's). A function no other one calls: where the
+    student's own callers computed on the 16 MB (128 MB as floats, ~0.4 s a call) and error
+    carried forward re-ran their tests, the case took 33 s instead of 12, none of it the
+    refusal's; tests/test_trust.py grades a notebook whose called functions answer 16 MB."""
     correct = json.loads((REPO / "examples" / "submissions" / assignment / "correct.ipynb").read_text())
     graded = [text for _, _, text in _tagged_cells(load_release(assignment), "graded", "code")]
-    first = next(n.name for text in graded for n in ast.parse(text).body if isinstance(n, ast.FunctionDef))
+    names = [n.name for text in graded for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]
+    called = set()
+    for cell in correct["cells"]:
+        try:
+            tree = ast.parse("".join(cell["source"])) if cell["cell_type"] == "code" else None
+        except SyntaxError:
+            continue
+        for fn in (n for n in (tree.body if tree else []) if isinstance(n, ast.FunctionDef) and n.name in names):
+            called |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id != fn.name}
+    first = next((n for n in names if n not in called), names[0])
     return json.dumps(with_cells(correct, [code_cell(f"import numpy as _np\ndef {first}(*a, **k):\n"
                                                       f"    return {BIG_ANSWER}\n")]))
 
@@ -178,6 +191,23 @@ def cheat_notebook(assignment: str, ag: Path, search_disk: bool = True) -> str:
             "            try:\n                exec(open(p).read(), globals())\n"
             "            except Exception:\n                pass\n")
     return json.dumps(with_cells(release, [code_cell(c) for c in cells]))
+
+
+_SCORES: dict[tuple, float] = {}
+
+
+def pdl_score(notebook: Path, assignment: str, timeout: float, call_timeout: float) -> float:
+    """``pdl grade``'s score of ``notebook`` under these limits, graded once per process for the
+    same notebook, hidden tests and reference (a simulation under another isolation compares the
+    same notebooks with the same grade: tests/test_gradescope.py ran pdl grade on the correct and
+    partial examples twice, 10 s)."""
+    sources = [notebook, REPO / "grading_tests" / assignment / f"test_{assignment}.py",
+               REPO / "solutions" / assignment / "__init__.py"]
+    key = (assignment, timeout, call_timeout, repr(settings.current()),  # the environment's settings too
+           *(hashlib.sha256(p.read_bytes()).hexdigest() if p.exists() else "" for p in sources))
+    if key not in _SCORES:
+        _SCORES[key] = grade(notebook, assignment, timeout=timeout, call_timeout=call_timeout).score
+    return _SCORES[key]
 
 
 def check_simulation(assignment: str, zip_file: Path, venv: Path, workdir: Path, *,
@@ -207,7 +237,7 @@ def check_simulation(assignment: str, zip_file: Path, venv: Path, workdir: Path,
         else:
             shutil.copy(REPO / "examples" / "submissions" / assignment / f"{case}.ipynb", nb)
         got = simulate(zip_file, nb, venv, root, extra_env=env)
-        want = 0.0 if case == "cheat" else grade(nb, assignment, timeout=timeout, call_timeout=limit).score
+        want = 0.0 if case == "cheat" else pdl_score(nb, assignment, timeout, limit)
         problems = []
         try:
             check_results_json(got)
