@@ -160,7 +160,8 @@ def test_grade_cohort_published_rewrites_the_pages_with_the_values_without_gradi
     graded again)."""
     from autograder.cli import main as pdl
 
-    monkeypatch.delenv("PDL_PUBLISHED", raising=False)
+    # set (not deleted), so that what the CLI sets in this process is undone after the test
+    monkeypatch.setenv("PDL_PUBLISHED", "0")
     subs = tmp_path / "subs"
     subs.mkdir()
     (subs / "ana.ipynb").write_bytes(Path(wrong_report.submission).read_bytes())
