@@ -225,10 +225,23 @@ def _program(assignment: str) -> tuple[list[tuple[str, str]], list[str]]:
     return cells, src.graded_functions()
 
 
-def _run_checks(assignment: str) -> dict:
-    """Run the public checks on the reference, recording each graded function's arguments."""
+def _execute(assignment: str, cells, ns: dict, check, before=None, after=None) -> None:
+    """Run ``cells`` (``_program``'s) into ``ns`` in order, each with ``check`` as its ``@check``
+    and its output dropped; ``before(role)`` and ``after(role)`` around each cell."""
     import matplotlib  # noqa: PLC0415 - heavy; checks may import pyplot
     matplotlib.use("Agg")
+    for role, code in cells:
+        if before is not None:
+            before(role)
+        ns["check"] = check
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(code, f"<{assignment} {role} cell>", "exec"), ns)  # noqa: S102 - the course's own code
+            if after is not None:
+                after(role)
+
+
+def _run_checks(assignment: str) -> dict:
+    """Run the public checks on the reference, recording each graded function's arguments."""
     cells, graded = _program(assignment)
     ns: dict = {"__name__": "__main__"}
     values: dict[str, dict[str, set]] = {g: {} for g in graded}
@@ -272,15 +285,15 @@ def _run_checks(assignment: str) -> dict:
         return wrapped
 
     wrapped: set[int] = set()
-    for role, code in cells:
+
+    def record_from_here(role):
         if role == "check":  # every graded function defined so far records its calls from here on
             for g in graded:
                 if callable(ns.get(g)) and id(ns[g]) not in wrapped:
                     ns[g] = recorder(g, ns[g])
                     wrapped.add(id(ns[g]))
-        ns["check"] = check
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(code, f"<{assignment} {role} cell>", "exec"), ns)  # noqa: S102 - the course's own code
+
+    _execute(assignment, cells, ns, check, before=record_from_here)
     exercised = {}
     for g in graded:
         out = []
@@ -302,8 +315,6 @@ def failing_checks(assignment: str, code: str) -> list[str]:
     cell: a correct implementation written differently) defines them: each check cell run, in
     the release's order, after ``code`` has replaced what the graded cells above it define. A
     correct alternative must pass every public check, or a student who wrote it reads FAIL."""
-    import matplotlib  # noqa: PLC0415 - heavy; checks may import pyplot
-    matplotlib.use("Agg")
     cells, _ = _program(assignment)
     ns: dict = {"__name__": "__main__"}
     failed: list[str] = []
@@ -317,12 +328,12 @@ def failing_checks(assignment: str, code: str) -> list[str]:
         return fn
 
     alternative = compile(code, f"<{assignment} alternative cell>", "exec")
-    for role, source in cells:
-        ns["check"] = check
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(source, f"<{assignment} {role} cell>", "exec"), ns)  # noqa: S102 - the course's own code
-            if role in ("graded", "reference"):
-                exec(alternative, ns)  # noqa: S102 - the course's own alternative cell
+
+    def replace(role):
+        if role in ("graded", "reference"):
+            exec(alternative, ns)  # noqa: S102 - the course's own alternative cell
+
+    _execute(assignment, cells, ns, check, after=replace)
     return failed
 
 

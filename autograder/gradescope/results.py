@@ -46,8 +46,7 @@ def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
         tests.append({"name": "Notes from the grader (while grading)", "visibility": "after_published",
                       "output": "\n".join(later)})
     for t in r.tests:
-        values = t.shown.text() if t.shown is not None and not t.passed and not t.carried_forward else ""
-        output = "\n".join(x for x in (t.message, values, t.carried_forward, t.hint(tell)) if x)  # words, at the edge
+        output = "\n".join(x for x in (t.message, t.values, t.carried_forward, t.hint(tell)) if x)  # words, at the edge
         tests.append({"name": t.name, "score": t.points, "max_score": t.max_points,
                       "status": "passed" if t.passed else "failed",
                       "output": output, "visibility": "after_published"})

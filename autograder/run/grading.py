@@ -909,8 +909,8 @@ def format_report(report: GradeReport) -> str:
         lines.append(f"  {mark}  {t.name:<{width}}  {t.points:g}/{t.max_points:g}")
         if not t.passed:
             lines.append(f"        {t.message}")
-            if t.shown is not None and not t.carried_forward:  # the TA's view: the values are shown
-                lines.append(f"        {t.shown.text()}")
+            if t.values:  # the TA's view: the values are shown
+                lines.append(f"        {t.values}")
             if t.carried_forward:
                 lines.append(f"        {t.carried_forward}")
             if t.diagnosis:

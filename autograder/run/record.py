@@ -96,6 +96,12 @@ class TestResult:
         return self.kind in TROUBLE or self.error in TROUBLED_ERRORS
 
     @property
+    def values(self) -> str:
+        """A wrong answer's values in words (``Shown.text``), "" for a test passed or credited: the
+        one rule every view applies; read only after publication (the views decide when)."""
+        return self.shown.text() if self.shown is not None and not self.passed and not self.carried_forward else ""
+
+    @property
     def not_implemented(self) -> bool:
         return self.error in ("not_implemented", "missing")
 
