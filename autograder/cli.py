@@ -208,13 +208,12 @@ def cmd_check(args) -> int:
     except engine("SubmissionError") as exc:
         print(f"Cannot read {args.notebook}: {exc}")
         return 2
-    for name, passed, message in results:
-        mark = "ok     " if passed else ("not yet" if message.startswith("not yet") else "FAIL   ")
-        message = message.removeprefix("not yet: ")
-        print(f"{mark}  {name}" + ("" if passed else f": {message}"))
+    for c in results:
+        mark = "ok     " if c.passed else ("not yet" if c.pending else "FAIL   ")
+        print(f"{mark}  {c.description}" + ("" if c.passed else f": {c.message}"))
     for e in errors:
         print(f"note: {e}")
-    passed = sum(p for _, p, _ in results)
+    passed = sum(c.passed for c in results)
     print(f"\n{passed}/{len(results)} public checks pass." +
           (" Public checks are a first test only; hidden tests use other inputs." if results else
            " No public checks ran: did the notebook define any @check functions?"))

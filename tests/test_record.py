@@ -7,7 +7,7 @@ import signal
 from autograder.cohort.record import CohortSummary, Record
 from autograder.run.channel import Worker
 from autograder.run.grading import _killed
-from autograder.run.record import Answer, FunctionSubtotal, GradeReport, Kind, TestResult
+from autograder.run.record import Answer, Check, FunctionSubtotal, GradeReport, Kind, TestResult
 
 
 def test_a_record_of_an_earlier_version_gets_its_kinds_from_its_flags_and_messages():
@@ -18,8 +18,12 @@ def test_a_record_of_an_earlier_version_gets_its_kinds_from_its_flags_and_messag
            {"name": "d", "points": 0, "max_points": 1, "passed": False, "message": "f is not implemented yet"},
            {"name": "e", "points": 0, "max_points": 1, "passed": False, "message": "the result does not match"},
            {"name": "f", "points": 1, "max_points": 1, "passed": False, "message": "x", "carried_forward": "from g"},
-           {"name": "g", "points": 0, "max_points": 1, "passed": False, "message": "the notebook crashed too often"}]
-    tests = {t.name: t for t in GradeReport.from_dict({"tests": old, "unknown_key": 1}).tests}
+           {"name": "g", "points": 0, "max_points": 1, "passed": False, "message": "the notebook crashed too often"},
+           {"name": "h", "points": 0, "max_points": 1, "passed": False,
+            "message": "checks s: the notebook could not be read: the notebook is not valid JSON"}]
+    report = GradeReport.from_dict({"tests": old, "unknown_key": 1})
+    tests = {t.name: t for t in report.tests}
+    assert tests["h"].error == "invalid_notebook" and report.unreadable
     assert [tests[n].kind for n in "abcdefg"] == [Kind.PASS, Kind.TIMEOUT, Kind.MEMORY, Kind.STUDENT_ERROR, Kind.FAIL,
                                                   Kind.CARRIED, Kind.STUDENT_ERROR]
     assert [n for n in "abcdefg" if tests[n].troubled] == ["b", "c", "g"]
@@ -76,3 +80,16 @@ def test_a_process_killed_is_told_by_its_exit_status_not_its_message():
     assert killed.killed and _killed(killed) and "was killed" in str(killed)
     assert not exited.killed and not _killed(exited)
     assert not _killed(RuntimeError("was killed (memory limit or out of memory)"))
+
+
+def test_a_public_check_is_data_and_one_still_to_implement_is_told_by_a_flag():
+    """A check whose function is still the release's stub is pending, not failed: a flag, not a
+    prefix of its message; records written with ``[description, passed, message]`` read the same."""
+    checks = [Check("s(1) = log 2", True), Check("eps decreases", False, "implement eps first", pending=True),
+              Check("R in [0, 1]", False, "AssertionError: R = 1.5")]
+    back = GradeReport.from_dict(json.loads(json.dumps(GradeReport("a", "s", checks=checks).to_dict()))).checks
+    assert back == checks
+    old = GradeReport.from_dict({"checks": [["s(1) = log 2", True, ""],
+                                            ["eps decreases", False, "not yet: implement eps first"],
+                                            ["R in [0, 1]", False, "AssertionError: R = 1.5"]]}).checks
+    assert old == checks

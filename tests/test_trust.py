@@ -38,7 +38,7 @@ def test_visible_output_is_made_before_any_hidden_input(write_nb, correct_nb):
     check or note: the public checks ran before the first hidden test (on the old order, checks
     after tests, the visible counts were larger than every hidden one)."""
     report = grade(write_nb("spy", with_cells(correct_nb, [code_cell(SPY)])), EXEMPLAR, public_checks=True)
-    visible = _counts([c[2] for c in report.checks] + report.public_notes)
+    visible = _counts([c.message for c in report.checks] + report.public_notes)
     hidden = _counts([t.message for t in report.tests])
     assert visible and hidden, (report.checks, [t.message for t in report.tests][:3])
     assert max(visible) < min(hidden)
@@ -51,8 +51,8 @@ def test_public_checks_are_the_releases_not_the_submissions(write_nb, correct_nb
     liar = code_cell("@check\ndef check_generalization_error():\n    pass\n")
     liar["metadata"]["tags"] = ["check"]
     report = grade(write_nb("liar", with_cells(correct_nb, [wrong, liar])), EXEMPLAR, public_checks=True)
-    about = [c for c in report.checks if "generalization" in c[0].lower() or "eps" in c[0].lower()]
-    assert about and not any(c[1] for c in about), report.checks
+    about = [c for c in report.checks if "generalization" in c.description.lower() or "eps" in c.description.lower()]
+    assert about and not any(c.passed for c in about), report.checks
 
 
 def _marked_in_source() -> list[str]:

@@ -193,17 +193,16 @@ def notes(rec: Record) -> list[str]:
 def test_messages(rec: Record) -> list[tuple[TestResult, str]]:
     """Each test with its message, a problem already said in a note replaced by a pointer to it
     (an unreadable notebook is said once, not once per test)."""
-    cores = []
-    for e in rec.errors or []:
-        core = str(e).split(": ", 1)[1] if str(e).startswith("invalid notebook: ") else str(e)
-        if len(core) >= 30:
-            cores.append(core)
+    notes = [str(e) for e in rec.errors or [] if len(str(e)) >= 30]
     out = []
     for t in rec.tests or []:
+        if t.error == "invalid_notebook":  # every test: the reason is the note's
+            out.append((t, "the notebook could not be read: see the note below"))
+            continue
         msg = str(t.message)
-        for core in cores:
-            if core in msg:
-                msg = msg.replace(core, "see the note below")
+        for note in notes:
+            if note in msg:
+                msg = msg.replace(note, "see the note below")
         out.append((t, msg))
     return out
 

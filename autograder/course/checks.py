@@ -74,7 +74,7 @@ CHECK_HELPER = _HELPER.replace("{why}", _why_source())
 
 
 def run_public_checks(notebook, assignment: str | None = None, timeout: float = 300) -> tuple[list, list]:
-    """Execute a notebook (sandboxed, like grading); return ([(check, passed, message)], grader notes)."""
+    """Execute a notebook (sandboxed, like grading); return ([Check], grader notes)."""
 
 
     path = Path(notebook)
@@ -87,4 +87,4 @@ def run_public_checks(notebook, assignment: str | None = None, timeout: float = 
         results = student.public_checks()
     finally:
         student.close()
-    return [(str(n), bool(p), str(m)) for n, p, m in results], student.errors
+    return results, student.errors

@@ -265,7 +265,7 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
             report = grade(path, assignment, public_checks=kind == "correct")
             scores[kind] = (report.score, report.max_score, path)
             if kind == "correct":
-                failing = [c[0] for c in report.checks if not c[1]]
+                failing = [c.description for c in report.checks if not c.passed]
                 line(bool(report.checks) and not failing,
                      f"public checks pass on the reference: {len(report.checks) - len(failing)}/{len(report.checks)}"
                      + (f" (failing: {'; '.join(failing[:3])})" if failing else ""))

@@ -31,9 +31,10 @@ def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
     r = report if isinstance(report, GradeReport) else GradeReport.from_dict(report)
     tell = tells(settings.current().hints, published=True, resubmissions=resubmissions)
     tests = []
-    for description, passed, message in r.checks:
-        tests.append({"name": f"Public check: {description}", "status": "passed" if passed else "failed",
-                      "output": "ok" if passed else message, "visibility": "visible"})
+    for c in r.checks:
+        output = "ok" if c.passed else (f"not yet: {c.message}" if c.pending else c.message)
+        tests.append({"name": f"Public check: {c.description}", "status": "passed" if c.passed else "failed",
+                      "output": output, "visibility": "visible"})
     if not r.checks:
         tests.append({"name": "Public checks", "status": "failed", "visibility": "visible",
                       "output": "No public check could run on this notebook (see the notes below)."})

@@ -49,6 +49,7 @@ from autograder.run.paths import REPO
 from autograder.run.record import (
     STUDENT_ERROR_KINDS,
     Answer,
+    Check,
     FunctionSubtotal,
     GradeReport,
     Kind,
@@ -371,15 +372,15 @@ class SandboxStudent:
         finally:
             fresh.close()
 
-    def public_checks(self, cells: Sequence[str] = ()) -> list:
-        """[(description, passed, message)] of the notebook's public checks (``cells``: the
-        check cells' sources, run now with a registering ``check``; none: those already run)."""
+    def public_checks(self, cells: Sequence[str] = ()) -> list[Check]:
+        """The notebook's public checks (``cells``: the check cells' sources, run now with a
+        registering ``check``; none: those already run)."""
         worker = self._start()
         answer = worker.request(messages.request(Op.CHECKS, cells=list(cells)), self._call_timeout)
         value = answer.get("value") if answer.get("status") == Status.OK else None
-        return [(protocol.short(r[0], 100), bool(r[1]), protocol.short(r[2]))
+        return [Check(protocol.short(str(r[0]), 100), bool(r[1]), protocol.short(str(r[2])), bool(r[3]) and not r[1])
                 for r in (value if isinstance(value, list) else [])[:200]
-                if isinstance(r, list) and len(r) == 3]
+                if isinstance(r, list) and len(r) == 4]
 
     def _drop_worker(self):
         if self._worker is not None:
@@ -774,7 +775,7 @@ def _stopped_report(submission, assignment: str, received: list, why: str, secon
                          seconds=round(seconds, 2))
     for m in received:
         report.manual = [Answer.from_dict(a) for a in m["manual"]] if "manual" in m else report.manual
-        report.checks = m.get("checks", report.checks)
+        report.checks = [Check.from_data(c) for c in m["checks"]] if "checks" in m else report.checks
         report.public_notes = m.get("public_notes", report.public_notes)
         report.isolation = m.get("isolation", report.isolation)
     done = {t.name: t for m in received if "test" in m for t in [TestResult.from_dict(m["test"])]}
@@ -819,7 +820,8 @@ def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, 
             # (not the submission's): nothing a student sees before publication can carry one.
             report.checks = _public_checks(student, [text for _, _, text in _tagged_cells(release, "check", "code")])
             report.public_notes = _notes(student)
-            stream({"checks": report.checks, "public_notes": report.public_notes, "isolation": student.isolation})
+            stream({"checks": [c.to_dict() for c in report.checks], "public_notes": report.public_notes,
+                    "isolation": student.isolation})
         report.tests = run_hidden_tests(assignment, student, stream=stream)
     finally:
         if isinstance(student, SandboxStudent):
@@ -892,9 +894,9 @@ def _notes(student: SandboxStudent) -> list[str]:
                                    if isinstance(e, dict)]
 
 
-def _public_checks(student: SandboxStudent, cells: list[str]) -> list:
+def _public_checks(student: SandboxStudent, cells: list[str]) -> list[Check]:
     try:
-        return [list(c) for c in student.public_checks(cells)]
+        return student.public_checks(cells)
     except (StudentError, WorkerTimeout, WorkerDied, protocol.ProtocolError) as exc:
         student._drop_worker()
         student.errors.append(f"the public checks did not finish ({protocol.short(str(exc), 200)})")

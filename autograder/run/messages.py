@@ -28,7 +28,8 @@ class Op(str, Enum):
     RUN_CELLS = "run_cells"    # {"cells": [[index, source], ...]}: run the notebook's cells
     CALL = "call"              # {"name", "args", "kwargs"}: call the student's function
     PENDING = "pending"        # {"take": bool}: take the large answer announced, or let it go
-    CHECKS = "checks"          # {"cells": [...]}: run the public checks
+    CHECKS = "checks"          # {"cells": [...]}: run the public checks (value: [[description, passed,
+    #                            message, pending], ...])
     SUBSTITUTE = "substitute"  # {"names": [...]}: these functions answered by the grader
     OUTPUT = "output"          # the student's captured output
     ANSWER = "answer"          # the grader's answer to an Event.DELEGATE

@@ -44,6 +44,7 @@ _OLD_TIMEOUT = re.compile(r"did not finish within|ran past the time limit", re.I
 _OLD_MEMORY = re.compile(r"out of memory|killed", re.IGNORECASE)
 _OLD_CRASH = re.compile(r"crashed|stopped the notebook|could not start", re.IGNORECASE)
 _OLD_NOT_IMPLEMENTED = re.compile(r"is not implemented yet")
+_OLD_UNREADABLE = re.compile(r"the notebook could not be read: ")
 
 
 def _old_kind(data: dict) -> tuple[Kind, str]:
@@ -51,7 +52,8 @@ def _old_kind(data: dict) -> tuple[Kind, str]:
     if data.get("passed"):
         return Kind.PASS, ""
     message = str(data.get("message", ""))
-    error = ("timeout" if _OLD_TIMEOUT.search(message) else "memory" if _OLD_MEMORY.search(message) else
+    error = ("invalid_notebook" if _OLD_UNREADABLE.search(message) else
+             "timeout" if _OLD_TIMEOUT.search(message) else "memory" if _OLD_MEMORY.search(message) else
              "crashed" if _OLD_CRASH.search(message) else
              "not_implemented" if _OLD_NOT_IMPLEMENTED.search(message) else "")
     if data.get("carried_forward"):
@@ -155,6 +157,31 @@ class Answer:
         return cls(**{"question": "", **_known(cls, data)})
 
 
+@dataclass(frozen=True)
+class Check:
+    """A public check as the student sees it: its description, passed or not, and why not.
+    ``pending``: it could not run yet, a function it uses is still the release's stub (the
+    message names it); a check that fails is not pending."""
+    description: str
+    passed: bool
+    message: str = ""
+    pending: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data) -> Check:
+        """From a record: a dict, or the ``[description, passed, message]`` of records written
+        before checks had a type (their "not yet: " prefix read here only)."""
+        if isinstance(data, dict):
+            return cls(**{"description": "", "passed": False, **_known(cls, data)})
+        description, passed, message = (list(data) + ["", False, ""])[:3]
+        pending = not passed and str(message).startswith("not yet: ")
+        return cls(str(description), bool(passed), str(message).removeprefix("not yet: ") if pending else str(message),
+                   pending)
+
+
 @dataclass
 class FunctionSubtotal:
     """Per graded function: the points the release advertises for it (its tests' points), and the
@@ -178,7 +205,7 @@ class GradeReport:
     errors: list = field(default_factory=list)
     version: str = ""
     manual: list[Answer] = field(default_factory=list)  # written answers, for grading by hand
-    checks: list = field(default_factory=list)  # public checks [description, passed, message], when asked for
+    checks: list[Check] = field(default_factory=list)  # the public checks, when asked for
     public_notes: list = field(default_factory=list)  # the notes known before any hidden test ran
     score_without_carry_forward: float = 0.0  # the score had no error been carried forward
     functions: list[FunctionSubtotal] = field(default_factory=list)  # per graded function
@@ -206,6 +233,7 @@ class GradeReport:
         data = {"assignment": "", "submission": "", **_known(cls, data)}
         return cls(**{**data, "tests": [TestResult.from_dict(t) for t in data.get("tests") or []],
                       "manual": [Answer.from_dict(m) for m in data.get("manual") or []],
+                      "checks": [Check.from_data(c) for c in data.get("checks") or []],
                       "functions": [FunctionSubtotal.from_dict(f) for f in data.get("functions") or []]})
 
     def write_json(self, path) -> None:

@@ -280,13 +280,13 @@ def _checks(ns, shell, cells):
         doc = (getattr(fn, "__doc__", None) or str(name)).strip().splitlines()
         try:
             fn()
-            results.append([doc[0] if doc else str(name), True, ""])
+            results.append([doc[0] if doc else str(name), True, "", False])
         except NotImplementedError as exc:  # the release's stubs raise "<name>: replace this line ..."
             missing = str(exc).split(":", 1)[0].strip() if ":" in str(exc) else ""
             what = f"implement {missing} first" if missing.isidentifier() else "implement the functions it uses first"
-            results.append([doc[0] if doc else str(name), False, f"not yet: {what}"])
+            results.append([doc[0] if doc else str(name), False, what, True])  # pending: a stub
         except BaseException as exc:  # noqa: BLE001
-            results.append([doc[0] if doc else str(name), False, check_failure(exc)])
+            results.append([doc[0] if doc else str(name), False, check_failure(exc), False])
     return answer(Status.OK, value=results)
 
 
