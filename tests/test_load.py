@@ -237,3 +237,87 @@ def test_the_cpu_time_of_a_process_tree_is_read():
         child.wait()
     assert channel.tree_cpu_s(child.pid) is None
     json.dumps(channel.oom_counts(None))  # plain numbers
+
+
+# -- the grader's own budgets (a replayed call, a re-run carrying an error forward, a variant graded
+# in-process by pdl validate) count CPU time too ----------------------------------------------------
+
+def _burn(seconds: float) -> None:
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+
+
+def test_the_grader_s_time_limit_counts_cpu_time_not_a_nap():
+    from autograder.run.timelimit import Allowance, time_limit
+
+    with time_limit(0.3):
+        time.sleep(0.6)  # twice the limit of wall clock, no CPU time
+    with pytest.raises(TimeoutError, match="CPU time"), time_limit(0.3):
+        _burn(2.0)
+    allowance = Allowance(0.3)
+    time.sleep(0.4)
+    assert not allowance.over() and allowance.spent() < 0.1
+    _burn(0.35)
+    assert allowance.over()
+    other = iter([10.0, 10.0, 10.5])  # another process's CPU seconds, counted from the first reading
+    both = Allowance(0.3, more=lambda: next(other))
+    assert not both.over() and both.over()
+
+
+def test_an_outer_time_limit_is_kept_and_still_fires():
+    from autograder.run.timelimit import time_limit
+
+    with pytest.raises(TimeoutError, match="0.4 s of CPU"), time_limit(0.4):
+        with time_limit(5.0):
+            _burn(0.1)
+        _burn(2.0)  # the outer limit, restored with what is left of it
+
+
+def test_a_variant_graded_in_process_is_not_stopped_by_a_busy_host(busy_host):
+    """pdl validate's limit on a variant's call: 0.6 s of CPU time under a limit of 1 s passes while
+    every core is busy several times over (it takes well over 1 s of wall clock)."""
+    from autograder.course.inprocess import _alarm
+
+    start = time.monotonic()
+    with _alarm(1.0):
+        _burn(0.6)
+    assert time.monotonic() - start > 1.0, "the host was not busy: this test shows nothing"
+
+
+def test_a_re_run_carrying_an_error_forward_is_limited_by_cpu_time():
+    """A re-run whose copy waits longer than its limit but computes little is decided, not cut
+    off (a busy host makes every re-run wait); one that computes past its limit is stopped."""
+    import contextlib
+
+    from autograder.run import carry
+
+    class Copy:
+        def __init__(self):
+            self.cpu = 0.0
+
+        def cpu_seconds(self):
+            return self.cpu
+
+        def f(self, seconds):
+            time.sleep(seconds)
+
+        def g(self, seconds):
+            self.cpu += seconds  # what the copy's own process spends
+
+    @contextlib.contextmanager
+    def fresh(substitute, delegate, limit_s):
+        yield Copy()
+
+    def test_body(student, nap=0.0, compute=0.0):
+        student.f(nap)
+        student.g(compute)
+        student.g(0.0)  # the next call is refused once the re-run's time is spent
+
+    def failure(**kwargs):
+        return carry.Failure(test="t", owner="f", culprit="h", points=1.0,
+                             run=lambda student: test_body(student, **kwargs))
+    napping = carry.rerun(failure(nap=1.5), fresh, reference=None, substitute=frozenset(), limit_s=1.0)
+    assert napping.passed and not napping.broke and napping.seconds < 0.5
+    computing = carry.rerun(failure(compute=1.5), fresh, reference=None, substitute=frozenset(), limit_s=1.0)
+    assert not computing.passed and computing.broke

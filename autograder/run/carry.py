@@ -22,7 +22,9 @@ the re-run by its arguments, gains nothing: it is either not called (replaced) o
 that has seen nothing, and a wrong B stays wrong when its inputs are right.
 
 Cost: at most ``MAX_EVALUATIONS`` re-runs and ``GRADE_BUDGET_S`` seconds per submission, each
-under the direct tests' limits; a test that calls none of the candidates, directly or through
+under the direct tests' limits and ``TEST_LIMIT_S``: seconds of CPU time, the grader's and the
+fresh copies' (``timelimit.Allowance``), so a busy host gives no fewer credits, with the wall
+clock only an outer bound; a test that calls none of the candidates, directly or through
 the student's own functions (read from the notebook's code), is not re-run.
 """
 
@@ -44,6 +46,7 @@ from autograder.run.diagnose.catalogue import _quiet
 from autograder.run.messages import Status
 from autograder.run.protocol import roundtrip
 from autograder.run.testing import StudentError
+from autograder.run.timelimit import Allowance
 
 ENV = "PDL_CARRY_FORWARD"
 NOTE = ("credited: it fails only because of your {names}, which lost points in its own tests "
@@ -193,13 +196,13 @@ class Replaced:
     """The student proxy a re-run hands the test: replaced functions answer from the reference,
     the others from the fresh copy of the notebook."""
 
-    def __init__(self, fresh, delegate: Delegate, deadline: float):
-        self._fresh, self._delegate, self._deadline = fresh, delegate, deadline
+    def __init__(self, fresh, delegate: Delegate, allowance: Allowance):
+        self._fresh, self._delegate, self._allowance = fresh, delegate, allowance
 
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        if time.monotonic() > self._deadline:
+        if self._allowance.over():
             raise TimeoutError("the re-run's time is spent")
         if name not in self._delegate.names:
             return getattr(self._fresh, name)
@@ -227,6 +230,7 @@ class Outcome:
     passed: bool
     used: frozenset = frozenset()  # the replaced functions the re-run called
     broke: bool = False  # the copy hung, crashed or ran out of time: no more re-runs for this notebook
+    seconds: float = 0.0  # CPU time it took (the grader's and the copy's)
 
 
 @dataclass
@@ -246,16 +250,19 @@ def rerun(failure: Failure, fresh_copy, reference, substitute: frozenset, limit_
     """``failure``'s test on a fresh copy of the notebook with ``substitute`` answered by the
     reference. ``fresh_copy(substitute, delegate, limit_s)``: a context manager giving the copy."""
     delegate = Delegate(reference, substitute)
-    deadline = time.monotonic() + limit_s
+    allowance = Allowance(limit_s)  # CPU time, the grader's and the copy's: the same credits at any load
     try:
         with _quiet(limit_s), fresh_copy(substitute, delegate, limit_s) as fresh:
-            failure.run(Replaced(fresh, delegate, deadline))
+            # a sandboxed copy's own process (looked up on its class: the proxy answers any name)
+            cpu_of = getattr(type(fresh), "cpu_seconds", None)
+            allowance.count((lambda: cpu_of(fresh)) if cpu_of is not None else None)
+            failure.run(Replaced(fresh, delegate, allowance))
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - any failure of the re-run: not carried
         broke = isinstance(exc, TimeoutError) or (isinstance(exc, StudentError) and exc.kind in BROKEN)
-        return Outcome(False, frozenset(delegate.used), broke)
-    return Outcome(True, frozenset(delegate.used))
+        return Outcome(False, frozenset(delegate.used), broke, allowance.spent())
+    return Outcome(True, frozenset(delegate.used), seconds=allowance.spent())
 
 
 def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Outcome], *,
@@ -264,7 +271,8 @@ def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Out
     ``evaluate(failure, substitute)`` re-runs a test on a fresh copy (``rerun``). The limits
     default to ``MAX_EVALUATIONS`` and ``GRADE_BUDGET_S`` as they are at the call."""
     max_evaluations = MAX_EVALUATIONS if max_evaluations is None else max_evaluations
-    deadline = time.monotonic() + (GRADE_BUDGET_S if budget_s is None else budget_s)
+    budget = GRADE_BUDGET_S if budget_s is None else budget_s  # CPU seconds of re-runs
+    wall_end = time.monotonic() + settings.wall_bound(budget)
     outcomes: dict[tuple[str, frozenset], Outcome] = {}
     carried: dict[str, list[str]] = {}
     # a copy hung or crashed: like a function that hung in a direct test, it is not tried again
@@ -277,7 +285,8 @@ def decide(failures: list[Failure], evaluate: Callable[[Failure, frozenset], Out
     def attempt(f: Failure, substitute: frozenset) -> Outcome | None:
         key = (f.test, substitute)
         if key not in outcomes:
-            if broken or len(outcomes) >= max_evaluations or time.monotonic() > deadline:
+            if broken or len(outcomes) >= max_evaluations or time.monotonic() > wall_end \
+                    or sum(o.seconds for o in outcomes.values()) > budget:
                 return None
             outcomes[key] = evaluate(f, substitute)
             if outcomes[key].broke:

@@ -708,7 +708,15 @@ class Worker:
         self._stopped = True
         self._end()
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds its processes have used: read now while it runs, as last read once it ended."""
+        if self.proc.poll() is None:
+            self._cpu_now()
+        return getattr(self, "_cpu_seen", 0.0)
+
     def _end(self) -> None:
+        if self.proc.poll() is None:
+            self._cpu_now()  # its last reading, for cpu_seconds
         if self._lease is not None:  # every process of the uid, wherever it went (cgroup, kill(-1))
             self._lease.kill()
         if self.proc.poll() is not None:

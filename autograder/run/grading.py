@@ -157,6 +157,7 @@ class SandboxStudent:
         self._substitute: frozenset = frozenset()  # a fresh copy's functions answered by the grader
         self._delegate = None  # and who answers them (``carry.Delegate.on_event``)
         self._max_restarts = MAX_RESTARTS
+        self._spawned: list[Worker] = []  # every process started for it (their CPU time)
 
     def _start(self) -> Worker:
         with self._lock:
@@ -238,7 +239,14 @@ class SandboxStudent:
             return None, exc, current["cell"]
 
     def _spawn(self) -> Worker:
-        return Worker(self._files, memory_mb=self._memory_mb, isolation=self._isolation, cpu_s=self._cpu_s)
+        worker = Worker(self._files, memory_mb=self._memory_mb, isolation=self._isolation, cpu_s=self._cpu_s)
+        self._spawned.append(worker)
+        return worker
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the processes started for this notebook have used (as last read, for those
+        that ended): what a re-run carrying an error forward spent in its fresh copy."""
+        return sum(w.cpu_seconds() for w in self._spawned)
 
     def prestart(self) -> None:
         """Start the student's process and run the notebook now, while the grader loads the
@@ -566,7 +574,7 @@ class _Collector:
         left = diagnose.GRADE_BUDGET_S - self._spent
         if left <= 0:
             return [], "\n(no diagnosis: the time for diagnoses of this submission is spent)"
-        start = time.monotonic()
+        start = time.process_time()  # CPU: the same diagnoses at any load
         try:
             assert self.ledger is not None  # self.diagnose says so
             return diagnose.diagnose(self.assignment, list(self.ledger.call_log), self._tolerances,
@@ -575,7 +583,7 @@ class _Collector:
         except Exception as exc:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
             return [], f"\n(no diagnosis: {type(exc).__name__}: {exc})"[:500]
         finally:
-            self._spent += time.monotonic() - start
+            self._spent += time.process_time() - start
             if self.ledger is not None:
                 self.ledger.call_log.clear()
 
@@ -598,13 +606,13 @@ class _Collector:
             return []
         if getattr(exc, "origin", "") in self._graded - {exc.function}:
             return []  # it raised in another graded function it calls: that one fails on arrays, not this one
-        start = time.monotonic()
+        start = time.process_time()
         try:
             return diagnose.arrays_only(self.assignment, self.student, raised[-1], self._tolerances)
         except Exception:  # noqa: BLE001 - feedback is a bonus; never lose a grade to it
             return []
         finally:
-            self._spent += time.monotonic() - start
+            self._spent += time.process_time() - start
             if ledger is not None:
                 ledger.call_log.clear()
                 ledger.raised.clear()

@@ -43,7 +43,6 @@ diagnosis off.
 from __future__ import annotations
 
 import inspect
-import time
 
 import numpy as np
 
@@ -52,6 +51,7 @@ from autograder.run.diagnose.catalogue import _FAILED, Call, Variant, as_calls, 
 from autograder.run.diagnose.compare import _leaves, close, tolerance
 from autograder.run.diagnose.generic import _function_diagnosis, _numeric, array_crash, generic
 from autograder.run.diagnosis import Diagnosis, Found
+from autograder.run.timelimit import Allowance
 
 ENV = "PDL_DIAGNOSE"
 MAX_CALLS = 64                           # calls of one test that are replayed
@@ -153,7 +153,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
         return []
     rtol, atol = tolerance(tolerances)
     cat = catalogue(assignment)
-    deadline = time.monotonic() + budget_s
+    allowance = Allowance(budget_s)  # CPU time: the same diagnoses at any load
     reference: dict[int, object] = {}
     found = found if found is not None else []
     known = [k for k in found if isinstance(k, int)]
@@ -167,7 +167,7 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
     def findings() -> list[Diagnosis]:
         hits: list[int] = []
         for k, v in enumerate(cat.variants()):
-            if time.monotonic() > deadline:
+            if allowance.over():
                 break
             if ("against", k) in found and k not in known:
                 continue  # an earlier test showed the student's answers are not this mistake's
@@ -187,30 +187,30 @@ def diagnose(assignment: str, log, tolerances=(), budget_s: float = TEST_BUDGET_
         found.extend(k for k in hits if k not in found)
         if hits:
             hints = [cat.variants()[k].hint for k in hits]
-            lead = _lead(cat, calls, ref, rtol, atol, _defined(cat, hits), deadline)
+            lead = _lead(cat, calls, ref, rtol, atol, _defined(cat, hits), allowance)
             return [Diagnosis(Found.KNOWN, lead.get("functions", [""])[0], {"hints": hints, **lead})]
         pairs = [(a, b) for n, a in enumerate(known) for b in known[n + 1:]]
         for pair in pairs:
-            if time.monotonic() > deadline:
+            if allowance.over():
                 return []
             both = cat.combined(pair)
             if both is not None and _matches(both, calls, ref, rtol, atol, True, seen_wrong, cat.reference, reach):
-                lead = _lead(cat, calls, ref, rtol, atol, _defined(cat, pair), deadline, symptom=False)
+                lead = _lead(cat, calls, ref, rtol, atol, _defined(cat, pair), allowance, symptom=False)
                 return [Diagnosis(Found.TOGETHER, lead.get("functions", [""])[0],
                                   {"hints": [cat.variants()[k].hint for k in pair], **lead})]
-        if time.monotonic() > deadline:
+        if allowance.over():
             return []
         return generic(cat, calls, ref, rtol, atol, wrong=wrong_functions(), reach=reach)
 
     def wrong_functions() -> set:
         """The functions seen answering wrongly: in earlier tests, or in this one."""
-        here = {c.name for i, c in enumerate(calls) if time.monotonic() < deadline
+        here = {c.name for i, c in enumerate(calls) if not allowance.over()
                 and ref(i) is not _FAILED and not close(c.value, ref(i), rtol, atol)}
         return seen_wrong | here
 
     out = findings()
     for i, c in enumerate(calls):  # the functions this test saw answer wrongly
-        if c.name not in found and time.monotonic() < deadline and ref(i) is not _FAILED \
+        if c.name not in found and not allowance.over() and ref(i) is not _FAILED \
                 and not close(c.value, ref(i), rtol, atol):
             found.append(c.name)
     return out
@@ -250,12 +250,12 @@ def _symptom(pairs, rtol, atol) -> str:
     return "differs"
 
 
-def _lead(cat, calls, ref, rtol, atol, defined: set, deadline: float, symptom: bool = True) -> dict:
+def _lead(cat, calls, ref, rtol, atol, defined: set, allowance: Allowance, symptom: bool = True) -> dict:
     """The lead of a known mistake (``diagnosis.lead``): the functions it shows on (those of
     ``defined`` that answered wrongly on this test, in the order called; else every function that
     did), and for the first one how many of its calls are wrong, the symptom there, and a generic
     diagnosis of it that holds and says what the answers do (``lead``: its data; ``SYMPTOMS``),
-    where there is one within ``deadline``."""
+    where there is one within ``allowance``."""
     wrong = [i for i, c in enumerate(calls) if ref(i) is not _FAILED and _shows(c.value, ref(i), rtol, atol)]
     names = list(dict.fromkeys(calls[i].name for i in wrong if calls[i].name in defined)) or \
         list(dict.fromkeys(calls[i].name for i in wrong))
@@ -268,7 +268,7 @@ def _lead(cat, calls, ref, rtol, atol, defined: set, deadline: float, symptom: b
     mine = [i for i, c in enumerate(calls) if c.name == f and ref(i) is not _FAILED]
     bad = [i for i in mine if i in wrong]
     out.update(symptom=_symptom([(calls[i].value, ref(i)) for i in bad], rtol, atol), wrong=len(bad), calls=len(mine))
-    if time.monotonic() < deadline:
+    if not allowance.over():
         try:
             d = _function_diagnosis(cat, f, calls, mine, ref, rtol, atol)
         except Exception:  # noqa: BLE001 - a lead without a generic diagnosis

@@ -7,8 +7,6 @@ import ast
 import contextlib
 import copy
 import io
-import signal
-import threading
 import types
 import warnings
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ import numpy as np
 from autograder.run.mistakes import read_mistakes
 from autograder.run.paths import REPO
 from autograder.run.protocol import ProtocolError, dumps, encode, roundtrip
+from autograder.run.timelimit import time_limit
 
 CALL_LIMIT_S = 20.0                      # one replayed call (main thread only)
 MAX_KEY_BYTES = 4 * 2**20                # answers kept per variant: inputs up to this size,
@@ -45,24 +44,12 @@ def as_calls(log) -> list[Call]:
 
 @contextlib.contextmanager
 def _quiet(limit: float):
-    """No output, no warnings, and (in the main thread) a time limit for course code."""
-
-    # only in the main thread, and never over someone else's running timer
-    timer = threading.current_thread() is threading.main_thread() and signal.getitimer(signal.ITIMER_REAL)[0] == 0
-    if timer:
-        def fire(signum, frame):
-            raise TimeoutError(f"no answer within {limit:g} s")
-        old = signal.signal(signal.SIGALRM, fire)
-        signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"), \
-                contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        if timer:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+    """No output, no warnings, and (in the main thread) a time limit for course code: ``limit``
+    seconds of CPU time, the wall clock an outer bound (``timelimit.time_limit``)."""
+    with time_limit(limit), warnings.catch_warnings(), np.errstate(all="ignore"), \
+            contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        yield
 
 
 _FAILED = object()

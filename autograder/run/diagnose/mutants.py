@@ -14,12 +14,12 @@ import ast
 import copy
 import inspect
 import textwrap
-import time
 
 import numpy as np
 
 from autograder.run.diagnose.catalogue import _FAILED, Variant
 from autograder.run.diagnose.compare import close
+from autograder.run.timelimit import Allowance
 
 MAX_MUTANTS = 64     # mutants tried per function
 BUDGET_S = 4.0       # seconds spent replaying them, per function and test
@@ -195,10 +195,10 @@ def term_mutant(reference: Variant, name: str, calls, idx, rtol, atol, budget_s:
     every call ``idx`` (the wrong ones first), or None: none, several that say different things,
     or out of time."""
     rt, at = max(min(rtol, MATCH_RTOL), 1e-12), max(min(atol, MATCH_ATOL), 1e-15)
-    deadline = time.monotonic() + budget_s
+    allowance = Allowance(budget_s)
     found = set()
     for how, involves, v, varied in mutants(reference, name):
-        if time.monotonic() > deadline:
+        if allowance.over():
             return None
         if varied and not _takes_two_values(reference, name, [calls[i] for i in idx], varied):
             continue  # a sum inside a power or a call: at one value of its arguments, no telling
