@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import course_config
-from autograder.run import carry, diagnose, messages, packages, protocol, shown
+from autograder.run import carry, diagnose, messages, packages, protocol, refmemo, shown
 from autograder.run.bounded import run_bounded
 from autograder.run.channel import Worker, WorkerDied, WorkerTimeout
 from autograder.run.diagnose import enabled
@@ -74,11 +74,20 @@ def assignment_version(assignment: str) -> str:
     The hash is of the code as Python parses it (docstrings, comments and layout left out, see
     ``normalised_code``), so only a change that can change a grade (test code, points, the
     reference's code, the year's parameters) changes the version."""
-    digest = hashlib.sha256(str(course_config.SEED).encode())
-    for folder in ("grading_tests", "solutions"):
-        for path in sorted((REPO / folder / assignment).glob("*.py")):
+    paths = [path for folder in ("grading_tests", "solutions")
+             for path in sorted((REPO / folder / assignment).glob("*.py"))]
+    # parsing the code takes ~0.2 s: kept while the files are unchanged (a cohort's forks inherit it from warm)
+    key = (assignment, course_config.SEED, course_config.YEAR,
+           tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths))
+    if key not in _VERSIONS:
+        digest = hashlib.sha256(str(course_config.SEED).encode())
+        for path in paths:
             digest.update(normalised_code(path.read_text()).encode())
-    return f"{course_config.YEAR}.{digest.hexdigest()[:10]}"
+        _VERSIONS[key] = f"{course_config.YEAR}.{digest.hexdigest()[:10]}"
+    return _VERSIONS[key]
+
+
+_VERSIONS: dict[tuple, str] = {}
 
 
 def normalised_code(text: str) -> str:
@@ -701,7 +710,7 @@ def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plu
     args = [str(test_dir), "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings",
             "-p", "no:unraisableexception", "-p", "no:threadexception", f"--rootdir={REPO}",
             "-o", "python_files=test_*.py"]
-    code = pytest.main(args, plugins=[collector, *plugins])
+    code = pytest.main(args, plugins=[collector, *refmemo.plugin(assignment), *plugins])
     # a collection error also ends pytest as INTERRUPTED ("Interrupted: 1 error during collection")
     if collector.collect_errors or code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         raise GraderError(f"hidden tests of {assignment} failed to load:\n" + "\n".join(collector.collect_errors))
@@ -773,6 +782,8 @@ def warm(assignment: str, isolation: str | None = None, mistakes: bool = False) 
             importlib.import_module(f"solutions.{assignment}")
             importlib.import_module(f"grading_tests.{assignment}.test_{assignment}")  # pytest finds it loaded
             diagnose.catalogue(assignment)
+            refmemo.fill(assignment, run_hidden_tests)  # the reference's answers to the tests' own calls
+            assignment_version(assignment)
         except Exception:  # noqa: BLE001 - the child meets (and reports) the same problem
             pass
 
