@@ -76,3 +76,17 @@ def test_grading_with_the_memo_gives_the_same_report(kind, tmp_path, monkeypatch
     with_memo = report()
     assert with_memo == without
     assert without["max_score"] > 0 and (without["score"] == without["max_score"]) == (kind == "correct")
+
+
+def test_a_memo_is_dropped_once_the_reference_file_changed(tmp_path, monkeypatch):
+    import importlib.util
+
+    path = tmp_path / "reference_x.py"
+    path.write_text("def f(x):\n    return 2 * x\n")
+    spec = importlib.util.spec_from_file_location("reference_x", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(refmemo, "_MEMOS", {"x": refmemo.Memo(module)})
+    assert len(refmemo.plugin("x")) == 1
+    path.write_text("def f(x):\n    return 3 * x  # regenerated\n")
+    assert refmemo.plugin("x") == [] and "x" not in refmemo._MEMOS

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -78,6 +79,7 @@ class Memo:
 
     def __init__(self, module):
         self._module = module
+        self.stamp = _stamp(module)
         self.answers: dict = {}
         self.filling = True
         self.changes_inputs: set[str] = set()  # functions seen changing their arguments in place
@@ -135,9 +137,22 @@ class _Swap:
         self.swapped.clear()
 
 
+def _stamp(module) -> tuple:
+    """The reference's source file as it is now (a memo is dropped once it changed)."""
+    try:
+        stat = os.stat(module.__file__)
+    except (OSError, TypeError, AttributeError):
+        return ()
+    return (stat.st_mtime_ns, stat.st_size)
+
+
 def plugin(assignment: str) -> list:
-    """The plugin that answers ``assignment``'s reference calls from its memo ([] when none)."""
+    """The plugin that answers ``assignment``'s reference calls from its memo ([] when none, or
+    when the reference's file changed since it was filled)."""
     memo = _MEMOS.get(assignment)
+    if memo is not None and memo.stamp != _stamp(memo._module):
+        forget(assignment)
+        return []
     return [_Swap(memo)] if memo is not None else []
 
 
