@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import io
 import re
 import time
@@ -334,22 +335,7 @@ def student_reach(sources, start, graded) -> frozenset | None:
     call, read from the notebook's code: each top-level ``def``'s names, through the student's
     own functions. None where a function is not a plain ``def`` of the cells or looks names up
     at run time (it may call anything)."""
-    uses: dict[str, set[str]] = {}
-    defined: set[str] = set()
-    for text in sources:
-        try:
-            tree = ast.parse(_MAGIC.sub("", str(text)))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        for node in tree.body:
-            names = {t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)}
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                uses[node.name] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-                defined.add(node.name)
-            elif names:
-                for name in names:  # redefined by an assignment: anything
-                    uses.pop(name, None)
-                    defined.add(name)
+    uses = _uses(tuple(str(text) for text in sources))
     seen, todo = set(), list(start)
     while todo:
         name = todo.pop()
@@ -358,8 +344,28 @@ def student_reach(sources, start, graded) -> frozenset | None:
         seen.add(name)
         if name in graded and name not in uses:
             return None
-        found = uses.get(name, set())
+        found = uses.get(name, frozenset())
         if found & {"globals", "eval", "exec", "getattr", "vars", "locals", "__import__"}:
             return None
         todo += [n for n in found if n in uses or n in graded]
     return frozenset(seen & set(graded))
+
+
+@functools.lru_cache(maxsize=4)  # a submission's cells, asked for each failing test and diagnosis
+def _uses(sources: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Each top-level ``def`` of the cells -> the names it uses (a name assigned at top level
+    after its ``def``: no entry)."""
+    uses: dict[str, frozenset[str]] = {}
+    for text in sources:
+        try:
+            tree = ast.parse(_MAGIC.sub("", str(text)))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            names = {t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)}
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                uses[node.name] = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+            elif names:
+                for name in names:  # redefined by an assignment: anything
+                    uses.pop(name, None)
+    return uses

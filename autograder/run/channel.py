@@ -52,6 +52,7 @@ MAX_SKIPPED = 10_000       # messages for other requests skipped while waiting f
 LIMITS = {"nproc": 64, "fsize_mb": 64, "nofile": 256}  # per student process (tasks of its uid)
 RESTARTS_FROM_OUTSIDE = 1  # times a process killed from outside is started again, per Worker
 POLL_S = 0.5               # how often the student's CPU time is read while the grader waits
+READ_GAP_S = 0.02          # and never twice within this (a quick answer: one reading, at the start)
 # Signals a process of the sandbox does not send itself by accident: from outside (another user,
 # an administrator, a test), where no limit of its own explains them.
 FROM_OUTSIDE = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT})
@@ -316,6 +317,7 @@ class _Budget:
     def __init__(self, worker: Worker, seconds: float):
         self.worker, self.seconds = worker, seconds
         self.start = worker._cpu_now()
+        self.read_at = time.monotonic()  # when its CPU time was last read
         self.used = 0.0
         wall = settings.wall_bound(seconds, worker.wall_factor) if self.start is not None else seconds
         self.deadline = time.monotonic() + wall
@@ -327,9 +329,11 @@ class _Budget:
             return 0.0
         if self.start is None:
             return min(left, 1.0)
-        now = self.worker._cpu_now()
-        if now is not None:
-            self.used = max(self.used, now - self.start)
+        if time.monotonic() - self.read_at >= READ_GAP_S:  # not again right after a reading (/proc is read)
+            now = self.worker._cpu_now()
+            self.read_at = time.monotonic()
+            if now is not None:
+                self.used = max(self.used, now - self.start)
         if self.used > self.seconds:
             return 0.0
         return max(0.02, min(left, self.seconds - self.used, POLL_S))
