@@ -90,3 +90,14 @@ def test_a_memo_is_dropped_once_the_reference_file_changed(tmp_path, monkeypatch
     assert len(refmemo.plugin("x")) == 1
     path.write_text("def f(x):\n    return 3 * x  # regenerated\n")
     assert refmemo.plugin("x") == [] and "x" not in refmemo._MEMOS
+
+
+def test_a_copy_shares_nothing_a_test_can_change():
+    kept = (np.arange(3.0), [np.ones(2), {"a": np.zeros(1)}], 1.5, np.float64(2.0), "s")
+    got = refmemo._copied(kept)
+    got[0][0] = 9.0
+    got[1][0][0] = 9.0
+    got[1][1]["a"][0] = 9.0
+    got[1].append(0)
+    assert kept[0][0] == 0.0 and kept[1][0][0] == 1.0 and kept[1][1]["a"][0] == 0.0 and len(kept[1]) == 2
+    assert type(got) is tuple and type(got[1]) is list and got[2:] == kept[2:]
