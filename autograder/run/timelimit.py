@@ -63,6 +63,7 @@ def time_limit(seconds: float, error: Callable[[str], BaseException] = TimeoutEr
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    seconds = max(seconds, 1e-3)  # a timer of 0 would be no timer at all
     limits = {timer: seconds if timer == signal.ITIMER_PROF else settings.wall_bound(seconds)
               for timer, _ in _TIMERS}
 
