@@ -154,7 +154,7 @@ def test_a_public_check_that_fails_without_a_message_says_what_failed():
     exec(compile(cell, name, "exec"), scope)  # noqa: S102 - a check cell, as the notebook runs it
     checks = (scope["check_bare_assert"], scope["check_bare_raise"], scope["check_with_message"])
     ns = {"_PDL_CHECKS": {f.__name__: f for f in checks}}
-    got = {name: (passed, message) for name, passed, message in worker._checks(ns, None, [])["value"]}
+    got = {name: (passed, message) for name, passed, message, _ in worker._checks(ns, None, [])["value"]}
     assert got["magnetization is small"] == (
         False, "AssertionError: the check's condition does not hold: `assert abs(m) < 0.5`; the check's code in "
                "the notebook shows what it compares")
