@@ -191,9 +191,6 @@ def fill(assignment: str, run_hidden_tests) -> Memo | None:
         return memo
 
 
-def forget(assignment: str | None = None) -> None:
-    """Drop the memo of ``assignment`` (every memo: None), e.g. after the reference changed."""
-    if assignment is None:
-        _MEMOS.clear()
-    else:
-        _MEMOS.pop(assignment, None)
+def forget(assignment: str) -> None:
+    """Drop the memo of ``assignment`` (its reference changed)."""
+    _MEMOS.pop(assignment, None)

@@ -49,9 +49,6 @@ class Allowance:
         extra = self._more() - self._more0 if self._more is not None else 0.0
         return time.process_time() - self._cpu0 + max(extra, 0.0)
 
-    def left(self) -> float:
-        return self.seconds - self.spent()
-
     def over(self) -> bool:
         return self.spent() > self.seconds or time.monotonic() > self._wall_end
 
