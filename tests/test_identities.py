@@ -242,3 +242,143 @@ def test_one_name_on_its_own_is_unchanged():
         ["alice", "S001", "-1-1", "@SUM_1", "a.b@uni.example"]
     assert layouts._student_id("...") == "student_" + hashlib.sha1(b"...").hexdigest()[:6]
     assert len(layouts._student_id("x" * 300)) <= layouts.MAX_ID
+
+
+# -- C. submission times and resubmissions (issue 44, item 3) ------------------------------
+
+def test_the_newest_canvas_resubmission_is_graded_and_the_older_ones_superseded(tmp_path):
+    """x, x-1, x-2 of one student: x-2 is graded whatever order the file ids sort in; x and x-1 are
+    listed as superseded by it, neither as "another notebook ... not graded" nor dropped."""
+    root = tree(tmp_path / "canvas", {
+        f"smithjohn_12345_67890_{NB}": "{}",                 # the original sorts first by its name
+        f"smithjohn_12345_67999_{EXEMPLAR}-1.ipynb": "{}",
+        f"smithjohn_12345_67100_{EXEMPLAR}-2.ipynb": "{}",   # the newest, though its file id is the lowest
+        "smithjohn_12345_67101_scratch.ipynb": "{}",          # another file, not a resubmission of it
+        f"doejane_12346_67900_{NB}": "{}",
+        f"doejane_12346_67950_{EXEMPLAR}-1.ipynb": "{}"})
+    subs, unmatched = discover(root, EXEMPLAR)
+    graded = {s.lms_id: s.path.name for s in subs}
+    assert graded == {"12345": f"smithjohn_12345_67100_{EXEMPLAR}-2.ipynb",
+                      "12346": f"doejane_12346_67950_{EXEMPLAR}-1.ipynb"}
+    superseded = sorted(u for u in unmatched if "superseded" in u)
+    assert superseded == [
+        f"doejane_12346_67900_{NB}: superseded by the resubmission doejane_12346_67950_{EXEMPLAR}-1.ipynb "
+        "(Canvas's -1: the newest is graded)",
+        f"smithjohn_12345_67890_{NB}: superseded by the resubmission smithjohn_12345_67100_{EXEMPLAR}-2.ipynb "
+        "(Canvas's -2: the newest is graded)",
+        f"smithjohn_12345_67999_{EXEMPLAR}-1.ipynb: superseded by the resubmission "
+        f"smithjohn_12345_67100_{EXEMPLAR}-2.ipynb (Canvas's -2: the newest is graded)"]
+    assert [u for u in unmatched if "superseded" not in u] == [
+        f"smithjohn_12345_67101_scratch.ipynb: another notebook of the same student "
+        f"(smithjohn_12345_67100_{EXEMPLAR}-2.ipynb) was graded instead; not graded"]
+
+
+def canvas_json(*entries):
+    return json.dumps(list(entries))
+
+
+def test_canvas_submissions_json_at_the_root_gives_each_file_its_attempts_time(tmp_path, monkeypatch):
+    """Canvas's Submissions API JSON (with include[]=submission_history) saved at the download's
+    root: the graded file's time is that of the attempt that carried it (by Canvas's file id), a
+    submission without files listed takes the newest attempt's; a file the JSON does not list for
+    its student, or another assignment's JSON, gives no time, and says so."""
+    import course_config
+
+    monkeypatch.setattr(course_config, "CANVAS_ASSIGNMENT_IDS", {EXEMPLAR: 98765}, raising=False)
+    files = {
+        f"smithjohn_LATE_12345_67890_{NB}": "{}",
+        f"smithjohn_LATE_12345_67999_{EXEMPLAR}-1.ipynb": "{}",
+        f"doejane_12346_67900_{NB}": "{}",
+        f"mallory_12348_67920_{NB}": "{}",
+        f"nobody_12349_67930_{NB}": "{}",
+        "submissions.json": canvas_json(
+            {"user_id": 12345, "assignment_id": 98765, "attempt": 2, "late": True,
+             "submitted_at": "2026-10-19T09:00:00Z",  # a later attempt whose files were not downloaded
+             "attachments": [{"id": 70000}],
+             "submission_history": [
+                 {"attempt": 1, "submitted_at": "2026-10-14T10:00:00Z", "attachments": [{"id": 67890}]},
+                 {"attempt": 2, "submitted_at": "2026-10-17T23:00:00Z", "attachments": [{"id": 67999}]}]},
+            {"user_id": 12346, "assignment_id": 98765, "attempt": 1, "submitted_at": "2026-10-15T21:30:00.250Z"},
+            {"user_id": 12348, "assignment_id": 98765, "attempt": 1, "submitted_at": "2026-10-15T20:00:00Z",
+             "attachments": [{"id": 11111}]},
+            {"user_id": 12349, "assignment_id": 98765, "workflow_state": "unsubmitted", "submitted_at": None}),
+        "submissions-2.json": canvas_json(  # a second page
+            {"user_id": 12350, "assignment_id": 98765, "submitted_at": "2026-10-15T20:00:00Z"})}
+    subs, unmatched = discover(tree(tmp_path / "canvas", files), EXEMPLAR)
+    when = {s.lms_id: s.submitted_at for s in subs}
+    assert when == {"12345": "2026-10-17T23:00:00Z", "12346": "2026-10-15T21:30:00Z", "12348": "", "12349": ""}
+    assert any(u.startswith(f"mallory_12348_67920_{NB}: its file (67920) is none of those") for u in unmatched)
+    assert "submissions.json, submissions-2.json: no submission time for 2 Canvas submission(s): " \
+           "mallory, nobody" not in unmatched  # mallory's is said above, once
+    assert "submissions.json, submissions-2.json: no submission time for 1 Canvas submission(s): nobody" in unmatched
+    assert not [u for u in unmatched if "not a notebook" in u]  # the JSON files are used, not listed
+
+    # another assignment's JSON gives nothing
+    files["submissions.json"] = canvas_json({"user_id": 12346, "assignment_id": 5, "submitted_at": "2026-10-15T21:30Z"})
+    del files["submissions-2.json"]
+    subs, unmatched = discover(tree(tmp_path / "other", files), EXEMPLAR)
+    assert {s.submitted_at for s in subs} == {""}
+    assert any("submissions of Canvas assignment 5, not of" in u for u in unmatched)
+
+
+def test_times_csv_gives_any_layout_its_times(tmp_path):
+    """times.csv at the root (student,submitted_at; other columns ignored): by student id, name as
+    found, LMS id or email, case ignored; a time in a zone, in UTC or ISO 8601; it wins over
+    nbgrader's timestamp.txt (and says so); a line that cannot be used is listed."""
+    times = ("Student;Name;Submitted_At\n"
+             "ALICE;Alice;2026-10-16 00:05 Europe/Berlin\n"
+             "12345;John;2026-10-15T22:00:00Z\n"
+             "bob;Bob;2026-10-15 21:00:00\n"
+             "zed;Zed;2026-10-15 21:00\n"
+             "carol;Carol;next friday\n"
+             "alice;Alice;2026-10-20 00:00\n")
+    root = tree(tmp_path / "subs", {f"alice/{NB}": "{}", f"carol/{NB}": "{}",
+                                    f"submitted/bob/{EXEMPLAR}/{NB}": "{}",
+                                    f"submitted/bob/{EXEMPLAR}/timestamp.txt": "2026-10-14 12:00:00 UTC",
+                                    "times.csv": times})
+    subs, unmatched = discover(root, EXEMPLAR)
+    when = {s.student: s.submitted_at for s in subs}
+    assert when == {"alice": "2026-10-15T22:05:00Z", "bob": "2026-10-15T21:00:00Z", "carol": ""}
+    bob = next(s for s in subs if s.student == "bob")
+    assert "submitted at 2026-10-15T21:00:00Z by times.csv (line 4), not 2026-10-14T12:00:00Z " \
+           "(nbgrader's timestamp.txt)" in bob.note
+    assert [u for u in unmatched if u.startswith("times.csv")] == [
+        "times.csv, line 3: '12345' is no submission's student here; ignored",
+        "times.csv, line 5: 'zed' is no submission's student here; ignored",
+        "times.csv, line 6: 'next friday' is not a date and time (YYYY-MM-DD HH:MM[:SS] [zone], or ISO 8601); "
+        "ignored",
+        "times.csv, line 7: alice's time is already on line 2; ignored"]
+    # a Canvas download: by Canvas's user id
+    canvas = tree(tmp_path / "canvas", {f"smithjohn_12345_67890_{NB}": "{}",
+                                        "times.csv": "student,submitted_at\n12345,2026-10-17 23:00 UTC\n"})
+    assert [s.submitted_at for s in discover(canvas, EXEMPLAR)[0]] == ["2026-10-17T23:00:00Z"]
+
+
+def test_a_times_file_inside_a_students_folder_is_ignored(tmp_path):
+    """A times.csv or submissions.json in a student's own folder (or given explicitly from there)
+    sets no one's time, hers included, and is listed as ignored; one given explicitly from outside
+    the submissions replaces the root's."""
+    planted = "student,submitted_at\nmallory,2026-10-01 00:00\nalice,2026-10-30 00:00\n"
+    root = tree(tmp_path / "subs", {
+        f"alice/{NB}": "{}", f"mallory/{NB}": "{}", "mallory/times.csv": planted,
+        "mallory/sub/submissions.json": canvas_json({"user_id": 1, "submitted_at": "2026-10-01T00:00:00Z"}),
+        f"Jane Doe_4242_assignsubmission_file_/{NB}": "{}",
+        "Jane Doe_4242_assignsubmission_file_/times.csv": "student,submitted_at\n4242,2026-10-01 00:00\n"})
+    subs, unmatched = discover(root, EXEMPLAR)
+    assert {s.student: s.submitted_at for s in subs} == {"alice": "", "mallory": "", "Jane_Doe": ""}
+    ignored = sorted(u.split(":")[0] for u in unmatched if "ignored: a file of submission times counts only at "
+                     "the root" in u)
+    assert ignored == ["Jane Doe_4242_assignsubmission_file_/times.csv", "mallory/sub/submissions.json",
+                       "mallory/times.csv"]
+    subs, unmatched = discover(root, EXEMPLAR, times=root / "mallory" / "times.csv")
+    assert {s.submitted_at for s in subs} == {""}
+    assert [u for u in unmatched if u.startswith("mallory/times.csv")] == [
+        "mallory/times.csv: ignored: given as the submission times, but it is inside a submission; a file of "
+        "submission times counts only at the root of the submissions or outside them"]
+    # given from outside the submissions, and at their root, it counts
+    (root / "times.csv").write_text("student,submitted_at\nalice,2026-10-15 00:00\n")
+    outside = tree(tmp_path / "ta", {"times.csv": "student,submitted_at\nalice,2026-10-16 00:00\n"})
+    assert {s.student: s.submitted_at for s in discover(root, EXEMPLAR)[0]}["alice"] == "2026-10-15T00:00:00Z"
+    subs, unmatched = discover(root, EXEMPLAR, times=outside / "times.csv")
+    assert {s.student: s.submitted_at for s in subs}["alice"] == "2026-10-16T00:00:00Z"
+    assert f"times.csv: not used: the submission times were given as {outside / 'times.csv'}" in unmatched

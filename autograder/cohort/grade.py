@@ -214,7 +214,7 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
                  timeout: float = 300, call_timeout: float = 60, memory_mb: int = 4096,
                  scheduler: str | None = None, progress: bool = True,
                  isolation: str | None = None, keep_files: contextlib.ExitStack | None = None,
-                 allow_shrink: bool = False) -> CohortSummary:
+                 allow_shrink: bool = False, times: Path | None = None) -> CohortSummary:
     """Grade everything under ``source`` (folder or zip); returns a ``CohortSummary``.
     Refuses before grading or writing anything: ``CohortInputError`` for an unknown assignment (the
     nearest ids named), a source that is missing, corrupt or neither a folder nor a zip, or one with
@@ -222,12 +222,17 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
     ``SandboxUnavailable`` if the sandbox cannot be built. On Ctrl-C keeps every finished record,
     says how to resume and raises KeyboardInterrupt. A zip is extracted to a temporary folder, removed
     when grading ends, or with ``keep_files`` when that stack closes (so that the results'
-    ``submission`` paths can still be read, e.g. by the similarity of code, while outputs are written)."""
+    ``submission`` paths can still be read, e.g. by the similarity of code, while outputs are written).
+    ``times``: a file of submission times (Canvas's submissions JSON, or a times.csv) given
+    explicitly, in place of one at the submissions' root (``layouts.discover``); refused if missing."""
 
     try:
         known_assignment(assignment)
     except ValueError as exc:
         raise CohortInputError(str(exc)) from None
+    if times is not None and not Path(times).is_file():
+        raise CohortInputError(f"{times}: no such file; give Canvas's submissions JSON or a times.csv "
+                               "(student,submitted_at) as the submission times")
     if scheduler:
         reach_scheduler(scheduler)
     tmp, unmatched = _unpack(source)
@@ -242,7 +247,7 @@ def grade_cohort(source: Path, assignment: str, out: Path, *, workers: int | Non
         records = out / "records"
         records.mkdir(exist_ok=True)
         version = assignment_version(assignment)
-        subs, more = discover(root, assignment, out, zipped=tmp is not None)
+        subs, more = discover(root, assignment, out, zipped=tmp is not None, times=times)
         unmatched += more
         todo, done = [], {}
         for sub in subs:
