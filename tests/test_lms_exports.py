@@ -4,6 +4,7 @@ synthetic records: nothing is graded here."""
 
 import csv
 import datetime as dt
+import json
 
 import pytest
 from conftest import EXEMPLAR
@@ -309,3 +310,100 @@ def test_canvas_ids_outside_a_canvas_cohort_go_to_sis_user_id(policy):
                                   roster.Student("B-18", "Bob", "", "B", "", 3)])
     assert exports.canvas_rows(summary)[2:] == [["Alice Liddell", "", "A-17", "", "B", "7"],
                                                 ["Bob", "", "B-18", "", "B", "0"]]
+
+
+# -- the Canvas loop (issue 44, item 3): times, the roster's column and SIS ids ------------------
+EMPTY_NB = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+CANVAS_GRADEBOOK = ('Student,ID,SIS User ID,SIS Login ID,Section,Homework 0 (11111),'
+                    f'{EXEMPLAR} (123456),Current Score\n'
+                    '    Points Possible,,,,,10,10,(read only)\n'
+                    '"Lovelace, Ada",111,S-001,ada@uni.example,A1,7,,70\n'
+                    '"Zola, Émile",222,S-002,ezola,B2,,,\n'
+                    '"Li, Bo",666,S-006,bli,C3,,,\n')
+
+
+def _stub_grading(monkeypatch, scores):
+    """grade_cohort as it is, but each submission "graded" at once with a score (no sandbox)."""
+    from autograder.cohort import grade as cohort_grade
+
+    def run(todo, assignment, limits, workers, scheduler, progress):
+        for sub, digest in todo:
+            yield rec(sub.student, scores[sub.lms_id]).with_(submission=str(sub.path), sha256=digest)
+
+    monkeypatch.setattr(cohort_grade, "_run", run)
+    monkeypatch.setattr(cohort_grade, "resolve_isolation", lambda isolation: "process")
+
+
+@pytest.mark.parametrize("times_file", ["times.csv", "submissions.json", None])
+def test_a_canvas_download_with_a_times_file_gets_a_late_penalty(tmp_path, monkeypatch, policy, times_file):
+    """The whole command (grading stubbed): a Canvas download carries no time, so without a times
+    file Canvas's _LATE flag costs nothing; with times.csv or Canvas's submissions JSON at its root,
+    the late policy takes its penalty, in grades.csv, canvas.csv and the feedback."""
+    _stub_grading(monkeypatch, {"111": 9, "222": 8})
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    (subs / f"lovelaceada_111_5001_{EXEMPLAR}.ipynb").write_text(EMPTY_NB)
+    (subs / f"zolaemile_LATE_222_5002_{EXEMPLAR}.ipynb").write_text(EMPTY_NB)
+    if times_file == "times.csv":
+        (subs / "times.csv").write_text("student,submitted_at\n111,2026-10-15 23:00 Europe/Berlin\n"
+                                        "222,2026-10-17T23:00:00Z\n")
+    elif times_file == "submissions.json":
+        (subs / "submissions.json").write_text(json.dumps([
+            {"user_id": 111, "assignment_id": 98765, "attempt": 1, "submitted_at": "2026-10-15T21:00:00Z",
+             "late": False, "attachments": [{"id": 5001}]},
+            {"user_id": 222, "assignment_id": 98765, "attempt": 1, "submitted_at": "2026-10-17T23:00:00Z",
+             "late": True, "attachments": [{"id": 5002}]}]))
+    out = tmp_path / "out"
+    assert cli.main(["grade-cohort", str(subs), "--assignment", EXEMPLAR, "--out", str(out), "--no-gradebook",
+                     "--quiet"]) == 0
+    grades = {row["student"]: row for row in csv.DictReader(open(out / "grades.csv", encoding="utf-8"))}
+    pick = ("submitted_at", "late", "late_by", "lms_late", "late_penalty", "final")
+    if times_file is None:
+        assert [grades["zolaemile"][k] for k in pick] == ["", "", "", "yes", "0.0", "8.0"]
+        assert "no late penalty was computed" in (out / "feedback" / "zolaemile.html").read_text()
+        return
+    assert [grades["lovelaceada"][k] for k in pick] == ["2026-10-15T21:00:00Z", "no", "", "no", "0.0", "9.0"]
+    assert [grades["zolaemile"][k] for k in pick] == ["2026-10-17T23:00:00Z", "yes", "2 d 1:00:01", "yes", "3.0",
+                                                       "5.0"]
+    assert [row[5] for row in table(out / "canvas.csv")[2:]] == ["9", "5"]
+    assert "Late penalty 3 points (late by 2 d 1:00:01" in (out / "feedback" / "zolaemile.html").read_text()
+    assert not [line for line in (out / "unmatched.txt").read_text().splitlines() if times_file in line]
+
+
+def test_canvas_csv_keeps_the_rosters_column_and_sis_ids(tmp_path, monkeypatch, policy):
+    """With Canvas's gradebook export as the roster, canvas.csv's column is the roster's, id and all
+    (here not course_config's 98765, which a note names), and each row carries the roster's ID,
+    SIS User ID, SIS Login ID and Section, the absent student's too; read back as the next roster,
+    it gives the same column."""
+    _stub_grading(monkeypatch, {"111": 9, "222": 8})
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    (subs / f"lovelaceada_111_5001_{EXEMPLAR}.ipynb").write_text(EMPTY_NB)
+    (subs / f"zolaemile_222_5002_{EXEMPLAR}.ipynb").write_text(EMPTY_NB)
+    gradebook = write(tmp_path / "Grades-PHYS101.csv", CANVAS_GRADEBOOK)
+    out = tmp_path / "out"
+    args = ["grade-cohort", str(subs), "--assignment", EXEMPLAR, "--out", str(out), "--no-gradebook", "--quiet"]
+    assert cli.main([*args, "--roster", str(gradebook)]) == 0
+    expected = [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", f"{EXEMPLAR} (123456)"],
+        ["    Points Possible", "", "", "", "", "10"],
+        ["Lovelace, Ada", "111", "S-001", "ada@uni.example", "A1", "9"],
+        ["Zola, Émile", "222", "S-002", "ezola", "B2", "8"],
+        ["Li, Bo", "666", "S-006", "bli", "C3", "0"]]
+    assert table(out / "canvas.csv") == expected
+    again = roster.read_roster(out / "canvas.csv")
+    assert again.canvas_column(EXEMPLAR) == f"{EXEMPLAR} (123456)"
+    summary = CohortSummary(assignment=EXEMPLAR, results=[rec("x", 1, lms="canvas", lms_id="111")])
+    assert roster.apply_roster(summary, roster.read_roster(gradebook)) == [
+        f"canvas.csv's column is '{EXEMPLAR} (123456)', as the roster's header names it; "
+        f"course_config.CANVAS_ASSIGNMENT_IDS gives {EXEMPLAR} the id 98765"]
+
+
+def test_the_rosters_canvas_column_is_found_by_id_then_by_name(monkeypatch):
+    monkeypatch.setattr(course_config, "CANVAS_ASSIGNMENT_IDS", {EXEMPLAR: 98765}, raising=False)
+    named = roster.Roster(format="canvas", columns=["Quiz 1 (55)", "Ising perceptron (98765)",
+                                                    "EX2.3 Ising Perceptron (4)"])
+    assert named.canvas_column(EXEMPLAR) == "Ising perceptron (98765)"  # by course_config's id, any name
+    monkeypatch.setattr(course_config, "CANVAS_ASSIGNMENT_IDS", {}, raising=False)
+    assert named.canvas_column(EXEMPLAR) == "EX2.3 Ising Perceptron (4)"  # by name, case and punctuation aside
+    assert roster.Roster(format="canvas", columns=["Quiz 1 (55)"]).canvas_column(EXEMPLAR) == ""

@@ -136,9 +136,15 @@ def test_a_canvas_rosters_sis_ids_match_folders_named_by_them(tmp_path):
     the roster's id stays Canvas's user id (canvas.csv's ID)."""
     students = roster.read_roster(write(tmp_path / "g.csv", CANVAS_EXPORT))
     summary = CohortSummary(assignment=EXEMPLAR, results=[rec("s-001", 9), rec("ezola", 8), rec("1103", 7)])
-    assert roster.apply_roster(summary, students) == []
+    assert roster.apply_roster(summary, students) == [  # its one assignment column is not this one's
+        f"the roster has no column of {EXEMPLAR} ('Homework 1 (98765)'); canvas.csv's column is {EXEMPLAR!r} "
+        "(Canvas matches it by name)"]
     assert [(r.roster_id, r.name, r.email) for r in summary.results] == [
         ("1101", "Lovelace, Ada", "ada@uni.example"), ("1102", "Zola, Émile", ""), ("1103", "佐藤, 花子", "")]
+    assert exports.canvas_rows(summary)[2:] == [  # the roster's ID, SIS User ID and SIS Login ID, as they are
+        ["Lovelace, Ada", "1101", "S-001", "ada@uni.example", "Section A", "9"],
+        ["Zola, Émile", "1102", "S-002", "ezola", "Section B", "8"],
+        ["佐藤, 花子", "1103", "", "", "Section A and Section B", "7"]]
 
 
 # -- Moodle's participants export --------------------------------------------------------------

@@ -49,23 +49,35 @@ def canvas_column(assignment: str) -> str:
     return f"{assignment} ({cid})" if cid.isascii() and cid.isdigit() else assignment
 
 
+def _canvas_ids(who, canvas_id: str, canvas_cohort: bool) -> list[str]:
+    """``ID, SIS User ID, SIS Login ID`` of a record or an absent student: from a Canvas roster
+    (its gradebook export) as it gave them, a Canvas download's user id first; from any other
+    roster, its id as ``SIS User ID`` (as ``ID`` for an absent student of a Canvas cohort)."""
+    if who.canvas_user_id or who.sis_user_id or who.sis_login_id:
+        return [canvas_id or who.canvas_user_id, who.sis_user_id, who.sis_login_id]
+    roster_id = str(who.roster_id or "")
+    if not canvas_id and canvas_cohort:
+        return [roster_id, "", ""]
+    return [canvas_id, "" if roster_id == canvas_id else roster_id, ""]
+
+
 def canvas_rows(summary: CohortSummary, hand=None, deadline=None) -> list[list]:
     """Canvas's gradebook CSV: ``Student, ID, SIS User ID, SIS Login ID, Section, <assignment>``,
-    then the "Points Possible" line, then a line per student. ID is Canvas's user id (a Canvas
-    download's; for a roster student without a submission in a Canvas cohort, the roster's id);
-    SIS User ID is the roster's id where it is not that; SIS Login ID is left empty."""
+    then the "Points Possible" line, then a line per student. The assignment's column is a Canvas
+    roster's, as its header names it (``summary.canvas_column``), else ``canvas_column``. ID is
+    Canvas's user id (a Canvas download's, else a Canvas roster's ID; for a roster student without
+    a submission in a Canvas cohort, the roster's id); SIS User ID and SIS Login ID a Canvas
+    roster's; from another roster, SIS User ID is its id where that is not ID (``_canvas_ids``)."""
     results = summary.results
-    rows = [[*CANVAS_HEADER, canvas_column(summary.assignment)],
+    rows = [[*CANVAS_HEADER, summary.canvas_column or canvas_column(summary.assignment)],
             [CANVAS_POINTS, "", "", "", "", number(points_possible(summary, hand))]]
+    canvas = bool(results) and all(r.lms == "canvas" for r in results)
     for rec in results:
         cid = str(rec.lms_id or "") if rec.lms == "canvas" else ""
-        sis = str(rec.roster_id or "")
-        rows.append([rec.name or rec.student, cid, "" if sis == cid else sis, "", rec.section,
+        rows.append([rec.name or rec.student, *_canvas_ids(rec, cid, canvas), rec.section,
                      number(standing(rec, hand, deadline)["final"]) if rec.graded else ""])  # empty: unchanged
-    canvas = bool(results) and all(r.lms == "canvas" for r in results)
     for a in summary.absent or []:
-        rows.append([a.name or a.roster_id, a.roster_id if canvas else "", "" if canvas else a.roster_id,
-                     "", a.section, "0"])
+        rows.append([a.name or a.roster_id, *_canvas_ids(a, "", canvas), a.section, "0"])
     return rows
 
 

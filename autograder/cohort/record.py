@@ -15,7 +15,7 @@ from typing import Any
 from autograder.run.record import GradeReport
 
 # What ``apply_roster`` sets for this run: never written to a record file.
-ROSTER_FIELDS = ("roster_id", "section", "extension", "roster_match")
+ROSTER_FIELDS = ("roster_id", "section", "extension", "roster_match", "canvas_user_id", "sis_user_id", "sis_login_id")
 
 
 @dataclass
@@ -37,6 +37,9 @@ class Record(GradeReport):
     section: str = ""
     extension: Any = None           # days (float) or a date (datetime): ``late.personal_deadline``
     roster_match: str = ""          # how the roster row was matched ("student id", "email", ...)
+    canvas_user_id: str = ""        # a Canvas roster's (gradebook export's) ID, SIS User ID, SIS Login ID:
+    sis_user_id: str = ""           # what canvas.csv gives Canvas's import to match her by
+    sis_login_id: str = ""
     # the grader failed on this submission twice (an exception, a set-up race, its child died): no
     # grade, whatever score says; the next run grades it again (``autograder.cohort.grade``)
     not_graded: str = ""
@@ -65,6 +68,9 @@ class Absent:
     email: str = ""
     section: str = ""
     extension: Any = None
+    canvas_user_id: str = ""        # as on Record: a Canvas roster's ID, SIS User ID, SIS Login ID
+    sis_user_id: str = ""
+    sis_login_id: str = ""
 
 
 @dataclass
@@ -79,6 +85,7 @@ class CohortSummary:
     results: list[Record] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)      # how ids were made, when not simply the name
     absent: list[Absent] = field(default_factory=list)  # the roster's students without a submission
+    canvas_column: str = ""         # canvas.csv's assignment column as a Canvas roster's header names it
 
     @classmethod
     def from_dict(cls, data: dict) -> CohortSummary:

@@ -14,7 +14,9 @@ written, sections and extensions. Four layouts are read as they are, recognised 
   Canvas writes it ("Last, First"); ``email`` = ``SIS Login ID`` where it is an address;
   ``section`` = ``Section``. Not students: the "Points Possible" line, a line naming nobody (the
   "Muted" / "Manual Posting" line), Canvas's Test Student ("Student, Test" without an SIS id) and a
-  line without any id (in a ``canvas.csv``, a submission that was on no roster).
+  line without any id (in a ``canvas.csv``, a submission that was on no roster). The ``ID``, ``SIS
+  User ID`` and ``SIS Login ID`` of each row, and the assignment's column as the header names it
+  (``ex3_2_nngp (123456)``: ``Roster.canvas_column``), go to ``canvas.csv`` as they are.
 - **Moodle's participants export** (``moodle-participants``; Participants → Download table data
   as CSV): ``First name``, ``Last name`` (or ``Surname``), and the identity fields the site shows:
   ``ID number``, ``Username``, ``Email address``; ``Roles``, ``Groups``, ``Last access to
@@ -52,7 +54,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.cohort import late
+import course_config
+from autograder.cohort import exports, late
 from autograder.cohort.layouts import _as_written
 from autograder.cohort.record import Absent, CohortSummary
 
@@ -72,6 +75,7 @@ STAFF = {"teacher", "non-editing teacher", "editingteacher", "manager", "course 
 TEST_STUDENT = {"student, test", "test student"}
 READ = {*COLUMNS, "student", "sis user id", "sis login id", "identifier", "full name", "email address", "first name",
         "last name", "surname", "id number", "username", "roles", "groups", "group"}  # a column twice: refused
+CANVAS_COLUMN = re.compile(r"(?P<name>.*?\S)\s*\((?P<id>[0-9]+)\)")  # an assignment's: "ex3_2_nngp (123456)"
 
 
 class RosterError(ValueError):
@@ -88,17 +92,38 @@ class Student:
     line: int = 0
     aliases: tuple[str, ...] = ()  # other ids of hers (an LMS export's SIS id, login, username)
     match_name: bool = False       # no id a download carries: matched by her name (Moodle's participants)
+    canvas_user_id: str = ""       # Canvas's gradebook export: its ID, SIS User ID, SIS Login ID as they are
+    sis_user_id: str = ""
+    sis_login_id: str = ""
 
 
 class Roster(list[Student]):
     """The roster's students (``Student``, in the file's order), and which layout it was read as:
     ``format`` (a key of FORMATS) and ``left_out`` (the lines that are not students, and why)."""
 
-    def __init__(self, students=(), format: str = "roster", path: Path | None = None, left_out=()):
+    def __init__(self, students=(), format: str = "roster", path: Path | None = None, left_out=(), columns=()):
         super().__init__(students)
         self.format = format
         self.path = path
         self.left_out: list[str] = list(left_out)
+        self.columns: list[str] = list(columns)  # Canvas's assignment columns as its header names them
+
+    def canvas_column(self, assignment: str) -> str:
+        """The assignment's column in a Canvas export's header, as written (``ex3_2_nngp (123456)``):
+        the one with its Canvas id (course_config.CANVAS_ASSIGNMENT_IDS), else the one named after it
+        (case, spaces and punctuation ignored), where exactly one is; '' for none."""
+        cid = str((getattr(course_config, "CANVAS_ASSIGNMENT_IDS", {}) or {}).get(assignment, "") or "")
+        parsed = [(c, m) for c in self.columns if (m := CANVAS_COLUMN.fullmatch(c))]
+
+        def fold(text: str) -> str:
+            return re.sub(r"[\W_]+", "", text.casefold())
+
+        for pick in (lambda m: m["id"] == cid, lambda m: m["name"].casefold() == assignment.casefold(),
+                     lambda m: fold(m["name"]) == fold(assignment)):
+            hits = [c for c, m in parsed if pick(m)]
+            if len(hits) == 1:
+                return hits[0]
+        return ""
 
     def describe(self) -> str:
         """One line: the file, the layout recognised, how many students, what was left out."""
@@ -153,7 +178,8 @@ def _lms_row(kind: str, row: dict) -> dict | str:
         sid = _first(row, *ids)
         login = row.get("sis login id", "")
         return dict(id=sid, name=name, email=login if "@" in login else "", section=row.get("section", ""),
-                    aliases=_others(row, sid, *ids))
+                    aliases=_others(row, sid, *ids), canvas_user_id=row.get("id", ""),
+                    sis_user_id=row.get("sis user id", ""), sis_login_id=login)
     if kind == "moodle-participants":
         roles = {r.strip().casefold() for r in row.get("roles", "").split(",") if r.strip()}
         if roles and roles <= STAFF:
@@ -194,6 +220,7 @@ def read_roster(path: Path, deadline=None) -> Roster:
             raise RosterError(f"{path}: empty; the first line names the columns: {KNOWN}")
         columns = [c.strip().casefold() for c in header]
         kind = _recognise(columns)
+        assignments = [c.strip() for c in header if kind == "canvas" and CANVAS_COLUMN.fullmatch(c.strip())]
         if kind is None:
             unknown = next((c for c in columns if c not in COLUMNS), "")
             raise RosterError(f"{path}, line 1: unknown column {unknown!r}; a roster's header is {KNOWN}")
@@ -244,10 +271,13 @@ def read_roster(path: Path, deadline=None) -> Roster:
             students.append(Student(id=sid, name=_as_written(fields.get("name", "")), email=email,
                                     section=_as_written(fields.get("section", "")), extension=extension, line=line,
                                     aliases=tuple(fields.get("aliases", ())),
-                                    match_name=bool(fields.get("match_name"))))
+                                    match_name=bool(fields.get("match_name")),
+                                    canvas_user_id=fields.get("canvas_user_id", ""),
+                                    sis_user_id=fields.get("sis_user_id", ""),
+                                    sis_login_id=fields.get("sis_login_id", "")))
     except csv.Error as exc:
         raise RosterError(f"{path}, line {reader.line_num}: {exc}") from None
-    return Roster(students, kind, path, left_out)
+    return Roster(students, kind, path, left_out, assignments)
 
 
 def _name_key(text) -> str:
@@ -256,8 +286,11 @@ def _name_key(text) -> str:
 
 def apply_roster(summary: CohortSummary, students: list[Student]) -> list[str]:
     """Match the roster to the records of ``summary`` (in place): a matched record takes the
-    roster's name (as written), email (where given), section, extension and id (``roster_id``);
-    ``summary.absent`` lists the roster's students without a submission. Returns notes.
+    roster's name (as written), email (where given), section, extension and id (``roster_id``),
+    and from Canvas's gradebook export its ID, SIS User ID and SIS Login ID as they are;
+    ``summary.absent`` lists the roster's students without a submission, and
+    ``summary.canvas_column`` is the assignment's column as Canvas's export names it (a note says
+    where there is none, or where its id is not course_config.CANVAS_ASSIGNMENT_IDS'). Returns notes.
 
     A record with an LMS id is matched by it to a row's id; one without, by its student id (a row's
     id, else another id of one row only) or its email. Rows marked ``match_name`` (no id a download
@@ -282,6 +315,8 @@ def apply_roster(summary: CohortSummary, students: list[Student]) -> list[str]:
         notes.pop(i, None)
         taken[found.id] = rec.student
         rec.roster_id, rec.section, rec.extension, rec.roster_match = found.id, found.section, found.extension, how
+        rec.canvas_user_id, rec.sis_user_id, rec.sis_login_id = found.canvas_user_id, found.sis_user_id, \
+            found.sis_login_id
         if found.name:
             rec.name = found.name
         if found.email:
@@ -314,6 +349,20 @@ def apply_roster(summary: CohortSummary, students: list[Student]) -> list[str]:
             if notes.get(i, "").endswith("not on the roster"):
                 match(i, rec, named[key][0], "name")
     summary.absent = [Absent(student=s.id, roster_id=s.id, name=s.name, email=s.email, section=s.section,
-                             extension=s.extension)
+                             extension=s.extension, canvas_user_id=s.canvas_user_id, sis_user_id=s.sis_user_id,
+                             sis_login_id=s.sis_login_id)
                       for s in students if s.id not in taken]
-    return [notes[i] for i in sorted(notes)]
+    said = [notes[i] for i in sorted(notes)]
+    if getattr(students, "format", "") == "canvas":
+        summary.canvas_column = students.canvas_column(summary.assignment)
+        cid = str((getattr(course_config, "CANVAS_ASSIGNMENT_IDS", {}) or {}).get(summary.assignment, "") or "")
+        m = CANVAS_COLUMN.fullmatch(summary.canvas_column)
+        if not m and students.columns:
+            shown = ", ".join(repr(c) for c in students.columns[:5]) + (", ..." if len(students.columns) > 5 else "")
+            fallback = exports.canvas_column(summary.assignment)
+            said.append(f"the roster has no column of {summary.assignment} ({shown}); canvas.csv's column is "
+                        f"{fallback!r}" + ("" if CANVAS_COLUMN.fullmatch(fallback) else " (Canvas matches it by name)"))
+        elif m and cid and m["id"] != cid:
+            said.append(f"canvas.csv's column is {summary.canvas_column!r}, as the roster's header names it; "
+                        f"course_config.CANVAS_ASSIGNMENT_IDS gives {summary.assignment} the id {cid}")
+    return said
