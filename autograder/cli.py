@@ -42,6 +42,8 @@ NAMES = {  # what else the commands use from the engine
     "TermRefused": "autograder.cohort.term:TermRefused",
     "DatesBeforeYear": "autograder.course.new_year:DatesBeforeYear",
     "NewYearRefused": "autograder.course.new_year:NewYearRefused",
+    "check_course": "autograder.run.schema:check_course",
+    "SettingsError": "autograder.run.schema:SettingsError",
 }
 
 
@@ -361,6 +363,11 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_new_year)
 
     args = parser.parse_args(argv)
+    try:  # course_config.py and the PDL_ environment against their schema (docs/settings.md), before any command
+        engine("check_course")()
+    except engine("SettingsError") as exc:
+        print(f"pdl: {exc}. Nothing was done.", file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except engine("UnknownAssignment") as exc:  # before anything was graded, generated or written

@@ -120,14 +120,24 @@ RUN_OTTER = '''"""Runs Otter-Grader's autograding process; the grading itself is
 
 First the submission folder is reduced to the notebook, as pdl reads it (prepare_submission): no
 other file a student uploads reaches otter's runner, which would unpickle its log file and start
-its kernel in that folder."""
+its kernel in that folder. Before anything, course_config.py and the PDL_ environment are checked
+as pdl checks them (autograder.run.schema): a refusal is one line, exit status 2."""
 
-from otter.run.run_autograder import main as run_autograder
+import sys
 
-from autograder.gradescope.plugin import prepare_submission
-from autograder.run.settings import Settings
+from autograder.run import schema
 
 if __name__ == "__main__":
+    try:
+        schema.check_course()
+    except schema.SettingsError as exc:
+        print(f"pdl: {exc}. Nothing was graded.", file=sys.stderr)
+        sys.exit(2)
+    from otter.run.run_autograder import main as run_autograder
+
+    from autograder.gradescope.plugin import prepare_submission
+    from autograder.run.settings import Settings
+
     ag = Settings.load().autograder_dir
     if prepare_submission(ag):  # else results.json holds the verdict: a note, or the unreadable notebook's 0
         run_autograder(ag)

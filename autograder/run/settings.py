@@ -3,44 +3,32 @@ read into one ``Settings`` object with documented fields; budgets derived from t
 properties of ``Limits``.
 
 Precedence: a flag (``pdl grade --timeout``) over the environment (``PDL_TIMEOUT_S``) over
-``course_config`` over the default here. ``Settings.load()`` reads the environment anew at each
+``course_config`` over the default (``schema``). ``Settings.load()`` reads the environment anew at each
 call (tests and the Gradescope zip set variables at run time); it is cheap.
 
-Every environment variable the engine reads:
-
-| variable | field | default | what |
-|---|---|---|---|
-| `PDL_TIMEOUT_S` | `limits.timeout_s` | `course_config.TIMEOUT_S` (300) | seconds for running the notebook |
-| `PDL_CALL_TIMEOUT_S` | `limits.call_timeout_s` | `course_config.CALL_TIMEOUT_S` (60) | seconds for one call |
-| `PDL_MEMORY_MB` | `limits.memory_mb` | `course_config.MEMORY_MB` (4096) | address space of each side, MB |
-| `PDL_WALL_FACTOR` | `limits.wall_factor` | `4` | wall clock allowed per second of a time limit (an outer bound) |
-| `PDL_ISOLATION` | `isolation` | `namespace` | `namespace`, `account` or `process` (see `run/isolation.py`) |
-| `PDL_WARM` | `warm` | `1` | `0`: every student process starts cold (no warm template) |
-| `PDL_DIAGNOSE` | `diagnose` | `1` | `0`: no diagnosis of failing tests |
-| `PDL_CARRY_FORWARD` | `carry_forward` | `course_config.CARRY_FORWARD` (on) | `0`: no error carried forward |
-| `PDL_HINTS` | `hints` | `course_config.HINTS` | when a student reads a known mistake's rule text |
-| `PDL_PUBLISHED` | `published` | `0` | `1`: feedback pages written for after publication |
-| `PDL_CHROMIUM` | `chromium` | found on `PATH` | the browser for page screenshots |
-| `PDL_AUTOGRADER_DIR` | `autograder_dir` | `/autograder` | the Gradescope zip's folder |
-| `PDL_COURSE_DIR` | (`autograder.COURSE_DIR`) | the checkout | the course an installed engine grades (read at import) |
+Every name of ``course_config`` and every ``PDL_*`` environment variable is declared once, with
+its type, default and what it does, in ``autograder/run/schema.py``; docs/settings.md's tables are
+rendered from it. ``Settings.load()`` refuses (``schema.SettingsError``, a ``ValueError``: one line
+saying what to fix) an unknown name or variable, or a value of the wrong type, each time it builds
+settings, as ``pdl`` does before every command.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field, replace
 
 import course_config
+from autograder.run import schema
+from autograder.run.schema import HINT_MODES  # noqa: F401 - settings.HINT_MODES, for older imports
 
 DIAGNOSIS_BUDGET_S = 60.0  # all diagnoses of one submission (``run.diagnose``)
 CARRY_BUDGET_S = 120.0     # all re-runs that carry errors forward for one submission (``run.carry``)
 GRADER_SLACK_S = 120.0     # the grader's own work on one submission, beyond the student's time
-WALL_FACTOR = 4.0          # wall clock per second of a student's time limit (which counts CPU time)
+WALL_FACTOR = float(schema.default("PDL_WALL_FACTOR"))  # wall clock per second of a time limit (of CPU time)
 WALL_SLACK_S = 10.0        # and this much more (a start, a short limit on a busy host)
-_OFF = ("0", "false", "no", "off")
-# When a student reads the rule text of a known mistake (its catalogued hint); before that, and
-# always for "lead", she reads the lead: the place and the symptom (``run.diagnosis.tells``).
-HINT_MODES = ("lead", "tell-after-publication", "tell-on-resubmission")
+_OFF = schema.FLAG_OFF
 
 
 def _flag(name: str, default: bool) -> bool:
@@ -61,10 +49,8 @@ def _wall_factor() -> float:
 
 
 def _hint_mode() -> str:
-    mode = (os.environ.get("PDL_HINTS") or "").strip() or str(getattr(course_config, "HINTS", HINT_MODES[1]))
-    if mode not in HINT_MODES:
-        raise ValueError(f"HINTS (course_config) or PDL_HINTS must be one of {', '.join(HINT_MODES)}, not {mode!r}")
-    return mode
+    """``PDL_HINTS`` over ``course_config.HINTS`` (one of ``HINT_MODES``: ``Settings.load`` checked)."""
+    return (os.environ.get("PDL_HINTS") or "").strip() or str(schema.course_value(course_config, "HINTS"))
 
 
 @dataclass(frozen=True)
@@ -72,9 +58,9 @@ class Limits:
     """What one submission may use. The time limits count the CPU time of the student's process
     (and of every process it started), measured by the grader, so that a busy host does not make
     a correct notebook late; wall clock is only their outer bound (``wall_s``)."""
-    timeout_s: float = 300.0        # running the notebook (CPU seconds)
-    call_timeout_s: float = 60.0    # one call of a student's function (CPU seconds)
-    memory_mb: int | None = 4096    # address space of the student's process; None: no cap
+    timeout_s: float = float(schema.default("TIMEOUT_S"))            # running the notebook (CPU seconds)
+    call_timeout_s: float = float(schema.default("CALL_TIMEOUT_S"))  # one call of a student's function (CPU s)
+    memory_mb: int | None = schema.default("MEMORY_MB")              # the student's address space; None: no cap
     # wall clock per second of a time limit; read from the environment where not given
     wall_factor: float = field(default_factory=_wall_factor)
 
@@ -104,7 +90,7 @@ class Settings:
     warm: bool = True
     diagnose: bool = True
     carry_forward: bool = True
-    hints: str = "tell-after-publication"  # one of HINT_MODES
+    hints: str = schema.default("HINTS")  # one of HINT_MODES
     published: bool = False         # grades are published (the cohort's feedback pages are written for then)
     chromium: str | None = None
     autograder_dir: str = "/autograder"
@@ -112,21 +98,24 @@ class Settings:
     @classmethod
     def load(cls, *, timeout_s: float | None = None, call_timeout_s: float | None = None,
              memory_mb: int | None = None, isolation: str | None = None) -> Settings:
-        """The settings now: each flag given (not None) over the environment over ``course_config``."""
+        """The settings now: each flag given (not None) over the environment over ``course_config``.
+        The environment and course_config are checked first (``schema``: ``SettingsError``)."""
+        schema.check_environment()
+        schema.check_module(course_config)
+        config = functools.partial(schema.course_value, course_config)
         limits = Limits(
-            timeout_s=timeout_s or _number("PDL_TIMEOUT_S", float(getattr(course_config, "TIMEOUT_S", 300))),
-            call_timeout_s=call_timeout_s or _number("PDL_CALL_TIMEOUT_S",
-                                                     float(getattr(course_config, "CALL_TIMEOUT_S", 60))),
-            memory_mb=memory_mb or _number("PDL_MEMORY_MB", getattr(course_config, "MEMORY_MB", 4096), int))
+            timeout_s=timeout_s or _number("PDL_TIMEOUT_S", float(config("TIMEOUT_S"))),
+            call_timeout_s=call_timeout_s or _number("PDL_CALL_TIMEOUT_S", float(config("CALL_TIMEOUT_S"))),
+            memory_mb=memory_mb or _number("PDL_MEMORY_MB", config("MEMORY_MB"), int))
         return cls(limits=limits,
-                   isolation=isolation or os.environ.get("PDL_ISOLATION") or None,
-                   warm=_flag("PDL_WARM", True),
-                   diagnose=_flag("PDL_DIAGNOSE", True),
-                   carry_forward=_flag("PDL_CARRY_FORWARD", bool(getattr(course_config, "CARRY_FORWARD", True))),
+                   isolation=isolation or (os.environ.get("PDL_ISOLATION") or "").strip() or None,
+                   warm=_flag("PDL_WARM", schema.default("PDL_WARM")),
+                   diagnose=_flag("PDL_DIAGNOSE", schema.default("PDL_DIAGNOSE")),
+                   carry_forward=_flag("PDL_CARRY_FORWARD", bool(config("CARRY_FORWARD"))),
                    hints=_hint_mode(),
-                   published=_flag("PDL_PUBLISHED", False),
+                   published=_flag("PDL_PUBLISHED", schema.default("PDL_PUBLISHED")),
                    chromium=os.environ.get("PDL_CHROMIUM") or None,
-                   autograder_dir=os.environ.get("PDL_AUTOGRADER_DIR") or "/autograder")
+                   autograder_dir=os.environ.get("PDL_AUTOGRADER_DIR") or schema.default("PDL_AUTOGRADER_DIR"))
 
     def with_limits(self, **changes) -> Settings:
         return replace(self, limits=replace(self.limits, **changes))
