@@ -38,13 +38,13 @@ fi
 if [ -x .venv/bin/pdl ]; then  # installed before: a quiet check that everything is there
   setup_step "checking the installation in .venv"
   setup_pip install --quiet --upgrade pip || true
-  setup_pip install --quiet -e . || true
+  setup_pip install --quiet -e ".[dev]" || true
 else
   setup_step "upgrading pip"
   setup_pip install --quiet --upgrade pip || true
   setup_step "installing the course and its dependencies into .venv (numpy, scipy, torch, otter-grader," \
     "nbgrader, ...: about 2 GB, a few minutes the first time)"
-  setup_pip_alive install -e . || true
+  setup_pip_alive install -e ".[dev]" || true
 fi
 setup_step "checking that the course tools import"
 .venv/bin/python -c "import autograder, torch, otter, nbgrader" \

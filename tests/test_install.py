@@ -51,6 +51,21 @@ def test_the_wheel_carries_no_course_content(wheel):
     assert [n for n in names if n.split("/")[0] in COURSE] == []
 
 
+def test_the_wheel_needs_no_development_tool(wheel):
+    """ruff, mypy, import-linter and pytest-xdist are the developers' (the ``dev`` extra that
+    scripts/setup.sh installs), not requirements of the engine a grading image installs."""
+    from packaging.requirements import Requirement
+
+    with zipfile.ZipFile(wheel) as zf:
+        metadata = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    needed = {Requirement(line.split(":", 1)[1]).name: Requirement(line.split(":", 1)[1]).marker
+              for line in metadata.splitlines() if line.startswith("Requires-Dist:")}
+    dev = {"ruff", "mypy", "import-linter", "pytest-xdist"}
+    assert dev <= set(needed)  # declared, as the dev extra
+    assert all(needed[name] is not None and 'extra == "dev"' in str(needed[name]) for name in dev), needed
+    assert {"numpy", "pytest", "nbgrader"} <= {n for n, m in needed.items() if m is None}
+
+
 # Run in the fresh environment, as the grader: grade a notebook that cheats, then ask a bare
 # worker what it sees.
 GRADER = r'''

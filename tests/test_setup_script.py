@@ -36,7 +36,7 @@ def test_setup_says_each_step_and_shows_pips_progress_the_first_time(tmp_path):
         "checking that the course tools import", "done"]
     assert all(s.split(" s]: ")[0].removeprefix("setup [").isdigit() for s in steps)
     calls = (bin_ / "calls.log").read_text().splitlines()
-    assert "-m pip install -e ." in calls  # not --quiet: pip's progress shows
+    assert "-m pip install -e .[dev]" in calls  # not --quiet: pip's progress shows
     assert f"PATH={bin_}:" in first.stdout
 
     (bin_ / "pdl").write_text("")  # installed: later runs check quietly
@@ -46,12 +46,12 @@ def test_setup_says_each_step_and_shows_pips_progress_the_first_time(tmp_path):
     assert again.returncode == 0, again.stderr
     assert [line.split("]: ", 1)[1] for line in again.stdout.splitlines() if line.startswith("setup [")] == [
         "checking the installation in .venv", "checking that the course tools import", "done"]
-    assert "-m pip install --quiet -e ." in (bin_ / "calls.log").read_text().splitlines()
+    assert "-m pip install --quiet -e .[dev]" in (bin_ / "calls.log").read_text().splitlines()
 
 
 SLOW_PYTHON = """#!/usr/bin/env bash
 echo "$*" >> "$(dirname "$0")/calls.log"
-case "$*" in *"install -e ."*)
+case "$*" in *"install -e .[dev]"*)
   echo "Installing collected packages: numpy, torch"
   sleep 12
   echo "  /tmp/x/editable_wheel.py:354: BuildBackendWarning: Editable installation." >&2
