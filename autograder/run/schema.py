@@ -197,7 +197,7 @@ def _plain(value: Any, kind: str) -> bool:
 @functools.cache
 def _parse(kind: str) -> tuple:
     """``kind`` parsed once: ("|", alternatives), ("list", item), ("dict", key, value), or
-    ("plain", base, bound operator or "", bound)."""
+    ("plain", kind)."""
     alternatives = _split(kind, "|")
     if len(alternatives) > 1:
         return "|", tuple(_parse(alt) for alt in alternatives)
@@ -408,7 +408,7 @@ def check_environment(environ=None) -> None:
     environ = os.environ if environ is None else environ
     for name in environ:
         if name.startswith("PDL_"):
-            problem = variable_problem(name, environ[name])
+            problem = variable_problem(name, environ.get(name) or "")  # or "": unset meanwhile (a thread)
             if problem:
                 raise SettingsError(problem)
 
