@@ -59,14 +59,6 @@ def cumulants_from_free_energy(energy, observable, beta, grid, order):
     return kappa
 
 
-# %% mistake: float() of the result
-# function: kappa3_from_moments
-# kind: array-crash
-# truth: kappa3_from_moments wraps its result in float(...) to "return a float", which raises TypeError for array moments; the formula must work elementwise (return the numpy expression itself).
-def kappa3_from_moments(m1, m2, m3):
-    return float(m3 - 3 * m2 * m1 + 2 * m1**3)
-
-
 # %% mistake: mu_4 missing its m1^4 term
 # function: kappa4_from_moments
 # kind: term

@@ -60,12 +60,3 @@ def scaling_exponents(Ns, a, Bc):
     e_h = np.polyfit(np.log(Ns), np.log(hw[:, 0]), 1)[1]
     e_w = np.polyfit(np.log(Ns), np.log(hw[:, 1]), 1)[1]
     return float(e_h), float(e_w)
-
-
-# %% mistake: a instead of a squared
-# function: susceptibility
-# kind: factor
-# truth: susceptibility returns N a p_1 (1 - p_1) with a to the first power; the curvature of phi is N a^2 p_1 p_2 (the slope difference Delta phi' = a enters squared), so the peak height is wrong and the result is negative for a < 0.
-def susceptibility(B, N, a, Bc):
-    p1 = basin_occupation(B, N, a, Bc)
-    return N * a * p1 * (1 - p1)

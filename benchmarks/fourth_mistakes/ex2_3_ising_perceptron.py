@@ -60,21 +60,3 @@ def count_consistent_students(teacher, X):
     ok = np.all(np.sign(fields) == y[None, :], axis=1)
     agree = np.sum(students[ok] == teacher[None, :], axis=1)
     return np.bincount(agree, minlength=N + 1).astype(int)
-
-
-# %% mistake: error averaged over overlap bins
-# function: enumerate_version_space
-# kind: concept
-# truth: enumerate_version_space averages arccos(R)/pi over the overlap values that have at least one consistent student, each bin once, instead of over the consistent students (weights counts[k] / Z), so eps_mean ignores how many students sit at each overlap.
-def enumerate_version_space(N, alpha, seed):
-    rng = np.random.default_rng(seed)
-    teacher = rng.choice([-1, 1], size=N)
-    n = int(round(alpha * N))
-    X = rng.standard_normal((n, N))
-    counts = count_consistent_students(teacher, X)
-    R = 2 * np.arange(N + 1) / N - 1
-    Z = int(np.sum(counts))
-    occupied = counts > 0
-    eps_mean = float(np.mean(np.arccos(R[occupied]) / np.pi))
-    return {"n": n, "R": R, "counts": counts, "Z": Z,
-            "log_Z": float(np.log(Z) / N - np.log(2)), "eps_mean": eps_mean}

@@ -1,5 +1,5 @@
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 
 def _hm_fN_moments(B, N, beta, dJ, jacobian=True):
@@ -66,14 +66,3 @@ def curie_weiss_iterate(beta, B, m0, steps):
 def finite_N_magnetization(B, N, beta, dJ):
     mean, _ = _hm_fN_moments(B, N, beta, dJ, jacobian=False)
     return float(mean) if np.ndim(mean) == 0 else mean
-
-
-# %% mistake: amplitude left as a logarithm
-# function: critical_exponent_fit
-# kind: concept
-# truth: critical_exponent_fit returns the intercept log A of the log-log fit as the amplitude; the docstring asks for A = exp(intercept), so the second entry is the logarithm of the amplitude.
-def critical_exponent_fit(dJ, reduced_temperatures):
-    t = np.asarray(reduced_temperatures, dtype=float)
-    m = np.array([mean_field_magnetization(1.0 / (dJ * (1 - ti)), dJ, 0.0) for ti in t])
-    b, logA = np.polyfit(np.log(t), np.log(m), 1)
-    return float(b), float(logA)

@@ -41,28 +41,6 @@ def nngp_kernel(X, depth, activation, sigma_w, sigma_b):
     return K
 
 
-# %% mistake: readout scaled by 1/N
-# function: sample_network_outputs
-# kind: factor
-# truth: sample_network_outputs divides the readout sum by N instead of sqrt(N), so the output variance is the kernel divided by N (it vanishes at large width) instead of the width-independent NNGP kernel.
-def sample_network_outputs(x, x2, N, M, rng, sigma_w=1.0):
-    rng = np.random.default_rng(rng)
-    x, x2 = np.asarray(x, dtype=float), np.asarray(x2, dtype=float)
-    d = x.shape[0]
-    s = np.sqrt(sigma_w)
-    out = np.empty((M, 2))
-    block = 10_000
-    for start in range(0, M, block):
-        m = min(block, M - start)
-        a = s * rng.standard_normal((m, N, d))
-        c = s * rng.standard_normal((m, N))
-        z1 = a @ x / np.sqrt(d)
-        z2 = a @ x2 / np.sqrt(d)
-        out[start:start + m, 0] = np.sum(c * special.erf(z1), axis=1) / N
-        out[start:start + m, 1] = np.sum(c * special.erf(z2), axis=1) / N
-    return out
-
-
 # %% mistake: generator re-seeded per initialization
 # function: stochastic_kernel_variance
 # kind: reseed

@@ -27,16 +27,6 @@ def dln_output_norms(L, N, M, rng):
     return np.prod(X, axis=1)
 
 
-# %% mistake: leading-order e^(2L/N) - 1 as exact
-# function: kappa4_ratio_exact
-# kind: concept
-# truth: kappa4_ratio_exact returns expm1(2 L / N) = e^{2L/N} - 1, the leading large-N form, instead of the exact (1 + 2/N)^L - 1 = expm1(L log1p(2/N)); they differ at finite N (e.g. 26.3 instead of 7 at L = 3, N = 2).
-def kappa4_ratio_exact(L, N):
-    L, N = np.asarray(L, dtype=float), np.asarray(N, dtype=float)
-    out = np.expm1(2 * L / N)
-    return float(out) if out.ndim == 0 else out
-
-
 # %% mistake: single-component fourth cumulant
 # function: kappa4_ratio_estimate
 # kind: factor

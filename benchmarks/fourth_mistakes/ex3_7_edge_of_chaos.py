@@ -1,7 +1,7 @@
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 _HM_Z = np.linspace(-40.0, 40.0, 16001)
 _HM_W = np.full(_HM_Z.shape, _HM_Z[1] - _HM_Z[0]) * np.exp(-_HM_Z**2 / 2) / np.sqrt(2 * np.pi)
@@ -66,20 +66,3 @@ def chi1(sigma_w, sigma_b, phi):
 # truth: correlation_depth returns 1 / abs(math.log(chi_1)) with no case for chi_1 == 1, so at the edge of chaos (e.g. ReLU at sigma_w = 2) it raises ZeroDivisionError instead of returning float('inf').
 def correlation_depth(sigma_w, sigma_b, phi):
     return 1.0 / abs(math.log(chi1(sigma_w, sigma_b, phi)))
-
-
-# %% mistake: fixed number of iterations
-# function: fixed_point_q
-# kind: concept
-# truth: fixed_point_q iterates q <- V(q) a fixed 40 times from q0 instead of solving V(q) = q (or iterating to convergence), so near the critical line, where the slope V'(q*) is close to 1 and convergence is slow, it stops far from q* (e.g. tanh without bias just above sigma_w = 1).
-def fixed_point_q(sigma_w, sigma_b, phi, q0=1.0):
-    if phi == "relu":
-        if sigma_w < 2:
-            return sigma_b / (1 - sigma_w / 2)
-        if sigma_w == 2 and sigma_b == 0:
-            return q0
-        return float("inf")
-    q = q0
-    for _ in range(40):
-        q = variance_map(q, sigma_w, sigma_b, phi)
-    return float(q)

@@ -18,21 +18,6 @@ def tangent_features(params, X):
     return np.concatenate([Jc, Ja.reshape(X.shape[0], -1)], axis=1)
 
 
-# %% mistake: x.x' without the 1/d
-# function: empirical_ntk
-# kind: factor
-# truth: empirical_ntk multiplies the first-layer term by x.x' instead of x.x'/d (the input derivative carries x_j / sqrt(d), so the dot product picks up 1/d), so the first-layer contribution is d times too large (right only for d = 1).
-def empirical_ntk(params, X):
-    a, c = np.asarray(params["a"], dtype=float), np.asarray(params["c"], dtype=float)
-    X = np.atleast_2d(np.asarray(X, dtype=float))
-    N, d = a.shape
-    phi, dphi = ACTIVATIONS[params["activation"]]
-    u = X @ a.T / np.sqrt(d)
-    P = phi(u)
-    D = dphi(u) * c[None, :]
-    return P @ P.T / N + (X @ X.T) * (D @ D.T) / N
-
-
 # %% mistake: no sigma_w in the covariance of (u, u')
 # function: infinite_width_ntk
 # kind: ignored-arg

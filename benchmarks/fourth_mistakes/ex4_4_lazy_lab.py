@@ -1,9 +1,5 @@
 import numpy as np
 
-_HM_GL_T, _HM_GL_W = np.polynomial.legendre.leggauss(800)
-_HM_A = 6.0 * (_HM_GL_T + 1.0)          # nodes on [0, 12]
-_HM_AW = 6.0 * _HM_GL_W * np.exp(-_HM_A**2 / 2) / np.sqrt(2 * np.pi)
-
 
 def _hm_records(rec, step, a, c, x, y, gamma):
     r = forward({"a": a, "c": c}, x, gamma) - y
@@ -48,17 +44,6 @@ def train(params, x, y, gamma, eta, steps, record_every):
         if k % record_every == 0 or k == steps:
             _hm_records(rec, k, a, c, x, y, gamma)
     return {k: np.array(v) for k, v in rec.items()}
-
-
-# %% mistake: half-line integral without the factor 2
-# function: gp_kernel
-# kind: factor
-# truth: gp_kernel integrates e^{-a^2/2}/sqrt(2 pi) tanh(a x1) tanh(a x2) over a in [0, infinity) only and forgets the factor 2 from the even extension to the whole line, so K is half its value (K(x, x) ~ x^2 / 2 for small x).
-def gp_kernel(x1, x2):
-    x1, x2 = np.broadcast_arrays(np.asarray(x1, dtype=float), np.asarray(x2, dtype=float))
-    vals = np.tanh(x1[..., None] * _HM_A) * np.tanh(x2[..., None] * _HM_A)
-    out = vals @ _HM_AW
-    return float(out) if out.ndim == 0 else out
 
 
 # %% mistake: amplitudes with U instead of U^T

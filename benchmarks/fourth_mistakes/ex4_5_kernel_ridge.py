@@ -1,5 +1,4 @@
 import numpy as np
-import scipy.linalg
 
 
 # %% mistake: A = K aliases K before A += I/beta
@@ -33,21 +32,3 @@ def effective_ridge(eigenvalue, eta_t):
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(lam == 0, eta_t, lam / np.expm1(eta_t * np.where(lam == 0, 1.0, lam)))
     return float(out) if out.ndim == 0 else out
-
-
-# %% mistake: beta used as the ridge
-# function: posterior_predict
-# kind: concept
-# truth: posterior_predict regularizes with K + beta I instead of K + I/beta: beta is the noise precision, its inverse is the noise variance added to the kernel, so large beta (little noise) shrinks the prediction to 0 instead of interpolating.
-def posterior_predict(K_test_train, K_train, K_test_test, y, beta):
-    Ks = np.asarray(K_test_train, dtype=float)
-    Kt = np.asarray(K_train, dtype=float)
-    Kss = np.asarray(K_test_test, dtype=float)
-    n = Kt.shape[0]
-    if np.isinf(beta):
-        return np.zeros(Ks.shape[0]), Kss.copy()
-    A = Kt + beta * np.eye(n)
-    L = np.linalg.cholesky(A)
-    alpha = scipy.linalg.cho_solve((L, True), np.asarray(y, dtype=float))
-    V = scipy.linalg.solve_triangular(L, Ks.T, lower=True)
-    return Ks @ alpha, Kss - V.T @ V

@@ -76,21 +76,6 @@ def kernel_drift_dial(N, gamma, seed, tau=20.0, dtau=0.02):
     return float(np.linalg.norm(T1 - T0) / np.linalg.norm(T1))
 
 
-# %% mistake: geometric mean of the drifts
-# function: dial_exponents
-# kind: concept
-# truth: dial_exponents averages log(drift) over the drift seeds (a geometric mean) and fits that, instead of taking the log of the arithmetic mean over seeds that the docstring asks for; with several seeds, whose drifts differ, the fitted slope changes.
-def dial_exponents(gammas, Ns, init_seeds=tuple(range(200)), drift_seeds=(0, 1, 2), tau=0.2, dtau=0.01, x=1.0):
-    logN = np.log(np.asarray(Ns, dtype=float))
-    ie, de = [], []
-    for g in gammas:
-        s = [init_output_scale(N, g, list(init_seeds), x) for N in Ns]
-        logd = [np.mean([np.log(kernel_drift_dial(N, g, seed, tau, dtau)) for seed in drift_seeds]) for N in Ns]
-        ie.append(np.polyfit(logN, np.log(s), 1)[0])
-        de.append(np.polyfit(logN, logd, 1)[0])
-    return np.array(ie), np.array(de)
-
-
 # %% mistake: |a|^2 summed over neurons
 # function: balancedness
 # kind: transpose

@@ -63,13 +63,3 @@ def rs_energetic_term(q):
     out = np.sqrt(1 - q) * (vals @ GH_WEIGHTS)
     out = np.where(q >= 1.0, 0.0, out)
     return float(out) if out.ndim == 0 else out
-
-
-# %% mistake: python if on the q = 1 case
-# function: rs_entropy
-# kind: array-crash
-# truth: rs_entropy special-cases the teacher with a Python `if q == 1:`, which raises "truth value of an array is ambiguous" for array q (and for array alpha broadcast against it); the sum s_0(q) + alpha G_E(q) must work elementwise with numpy broadcasting.
-def rs_entropy(q, alpha):
-    if q == 1:
-        return 0.0 * alpha
-    return rs_entropic_term(q) + alpha * rs_energetic_term(q)

@@ -1,5 +1,5 @@
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 
 def _hm_phi_star(alpha):
@@ -8,17 +8,6 @@ def _hm_phi_star(alpha):
         return np.pi / 2
     lo = min(1e-3, 0.5 * np.pi / (alpha + 1.0))
     return optimize.brentq(lambda p: (np.pi - p) / np.tan(p) - alpha, lo, np.pi / 2, xtol=1e-300, rtol=1e-15)
-
-
-# %% mistake: band width along the sphere forgotten
-# function: overlap_density
-# kind: concept
-# truth: overlap_density uses the slice area (1 - R^2)^((N-2)/2) alone and forgets the coarea factor 1/sqrt(1 - R^2) (the width of the band, ds = sqrt(N) dR / sqrt(1 - R^2)), so the exponent is (N-2)/2 instead of (N-3)/2 and the density no longer integrates to 1 (N = 3 is not uniform).
-def overlap_density(R, N):
-    R = np.asarray(R, dtype=float)
-    logc = special.gammaln(N / 2) - 0.5 * np.log(np.pi) - special.gammaln((N - 1) / 2)
-    out = np.exp(logc + (N - 2) / 2 * np.log1p(-R**2))
-    return float(out) if out.ndim == 0 else out
 
 
 # %% mistake: slice entropy without its 1/2
