@@ -3,8 +3,9 @@
     python check_notebook.py ex3_2_nngp.ipynb
 
 Needs only the students' environment (requirements.txt beside this file), no course tools.
-Prints each check's line (``ok`` / ``not yet`` / ``FAIL``) and each cell that stopped with an
-error; exits 0 when every check says ok. The public checks test your functions on a few
+Prints each check's line (``ok`` / ``not yet`` / ``FAIL``), each figure still waiting for a
+function (not counted as a check) and each cell that stopped with an error; exits 0 when every
+check says ok. The public checks test your functions on a few
 inputs only: hidden tests with other inputs decide the grade.
 """
 
@@ -29,14 +30,16 @@ def main(path: str) -> int:
                                 timeout=600, allow_errors=True,
                                 resources={"metadata": {"path": str(Path(path).resolve().parent)}})
         client.execute()
-    checks, errors = [], []
+    checks, figures, errors = [], [], []
     for number, cell in enumerate(nb.cells):
+        # a figure cell (`%%figure`) says "not yet" too, while it waits for a function: not a check
+        lines = figures if cell.get("source", "").lstrip().startswith("%%figure") else checks
         for out in cell.get("outputs", []):
             if out.get("output_type") == "stream" and out.get("name") == "stdout":
-                checks += [ln for ln in out.get("text", "").splitlines() if ln.startswith(MARKS)]
+                lines += [ln for ln in out.get("text", "").splitlines() if ln.startswith(MARKS)]
             elif out.get("output_type") == "error":
                 errors.append(f"cell {number}: {out.get('ename')}: {out.get('evalue')}")
-    for line in checks + [f"error   {e}" for e in errors]:
+    for line in checks + [f"figure   {ln}" for ln in figures] + [f"error   {e}" for e in errors]:
         print(line)
     passed = sum(ln.startswith("ok ") for ln in checks)
     print(f"\n{passed}/{len(checks)} public checks pass." +  # the words of `pdl check`

@@ -166,7 +166,8 @@ def test_a_public_check_that_fails_without_a_message_says_what_failed():
 
 def test_the_release_notebooks_check_helper_says_what_failed_too(capsys):
     """The check helper every release notebook carries (a student runs it with no engine
-    installed) says why a message-less check failed, with the grader's own words."""
+    installed) says why a message-less check failed: the condition, and the values it compared
+    (tests/test_notebook_texts.py tries more)."""
     import json
     import linecache
 
@@ -183,8 +184,7 @@ def test_the_release_notebooks_check_helper_says_what_failed_too(capsys):
     capsys.readouterr()
     scope["check"](scope["check_small"])
     assert capsys.readouterr().out.strip() == (
-        "FAIL     magnetization is small: AssertionError: the check's condition does not hold: "
-        "`assert abs(m) < 0.5`; the check's code in the notebook shows what it compares")
+        "FAIL     magnetization is small: AssertionError: `assert abs(m) < 0.5` does not hold, where abs(m) = 0.7")
 
 
 # -- a demo that says when screenshots were skipped and why ---------------------------------------

@@ -541,7 +541,9 @@ def solution_notebook_fresh(assignment: str, fresh=None) -> bool:
 
 def narrative_update(path: Path, fresh) -> str | None:
     """The executed notebook at ``path`` with the markdown cells of ``fresh``, when the two differ
-    in markdown only (same cells, same code); None otherwise."""
+    in markdown only (same cells, same code); None otherwise. The check helper's cell counts as
+    narrative where it printed nothing: it only defines ``@check``, whose lines in a solution
+    notebook (every check ok) do not depend on its code, so a new helper keeps the outputs."""
 
     try:
         old = nbformat.reads(path.read_text(), as_version=4)
@@ -549,11 +551,17 @@ def narrative_update(path: Path, fresh) -> str | None:
         return None
     new = json.loads(nbformat.writes(fresh))
     old_key, new_key = _cell_key(json.loads(nbformat.writes(old))), _cell_key(new)
+
+    def helper(k):
+        return (all(PDL_HELPER_ROLE in key[k][3].get("tags", []) for key in (old_key, new_key))
+                and not old.cells[k].get("outputs"))
+
     if len(old_key) != len(new_key) or any(
-            a[0] != b[0] or a[2] != b[2] or (a[0] == "code" and a != b) for a, b in zip(old_key, new_key)):
+            a[0] != b[0] or a[2] != b[2] or (a[0] == "code" and a != b and not helper(k))
+            for k, (a, b) in enumerate(zip(old_key, new_key))):
         return None
-    for cell, (kind, text, _, meta) in zip(old.cells, new_key):
-        if kind == "markdown":
+    for k, (cell, (kind, text, _, meta)) in enumerate(zip(old.cells, new_key)):
+        if kind == "markdown" or (kind == "code" and helper(k)):
             cell.source, cell.metadata = text, nbformat.from_dict(meta)
     return nbformat.writes(old) + "\n"
 

@@ -23,6 +23,10 @@ from autograder.run.mistakes import (
 )
 from autograder.run.paths import REPO
 
+# a claim cell: code that checks a number the text states against the reference (``pdl validate``
+# runs it; it reaches no notebook, module or test); the grader's reader needs no such role
+CLAIM_ROLE = "claim"
+SOURCE_CODE_ROLES = CODE_ROLES | {CLAIM_ROLE}
 
 @dataclass
 class Cell:
@@ -43,6 +47,16 @@ class WrittenQuestion:
 
 
 @dataclass
+class Claim:
+    """A ``claim`` cell: code asserting a number that the text states (a written question's
+    premise, a model answer's value, a count in the introduction), run on the reference."""
+    description: str    # the cell's first line, after '# claim:'
+    code: str
+    index: int          # cell index in the source
+    question: str = ""  # the written question it follows (written_1, ...), "" before any
+
+
+@dataclass
 class Source:
     assignment: str
     title: str
@@ -59,6 +73,25 @@ class Source:
                 before = self.cells[k - 1]
                 prompt = before.source if before.kind == "markdown" and before.role == "text" else ""
                 out.append(WrittenQuestion(f"written_{len(out) + 1}", float(cell.points), prompt, cell.source))
+        return out
+
+    def claims(self) -> list[Claim]:
+        out, question, answers = [], "", 0
+        for cell in self.cells:
+            if cell.role == "answer":
+                answers += 1
+                question = f"written_{answers}"
+            elif cell.role == CLAIM_ROLE:
+                lines = cell.source.splitlines() or [""]
+                if not lines[0].startswith("# claim:") or not lines[0].split(":", 1)[1].strip():
+                    raise SourceError(f"{self.path.name} cell {cell.index}: a claim cell's first line is "
+                                      "'# claim: <what the text states>'")
+                words = [lines[0].split(":", 1)[1].strip()]
+                for line in lines[1:]:  # continued on indented comment lines, as a wrong cell's hint
+                    if not line.startswith("#  "):
+                        break
+                    words.append(line[1:].strip())
+                out.append(Claim(" ".join(words), cell.source, cell.index, question))
         return out
 
     def mistakes(self) -> list[Mistake]:
@@ -102,7 +135,7 @@ def load(assignment: str) -> Source:
     nb = jupytext.read(path)
     cells = []
     for i, c in enumerate(nb.cells):
-        tags = [t for t in c.metadata.get("tags", []) if t in CODE_ROLES | MARKDOWN_ROLES]
+        tags = [t for t in c.metadata.get("tags", []) if t in SOURCE_CODE_ROLES | MARKDOWN_ROLES]
         if len(tags) > 1:
             raise SourceError(f"{path.name} cell {i}: more than one role tag {tags}")
         if c.cell_type == "markdown":
@@ -110,9 +143,9 @@ def load(assignment: str) -> Source:
             if role not in MARKDOWN_ROLES:
                 raise SourceError(f"{path.name} cell {i}: markdown cells take no tag or 'answer'")
         elif c.cell_type == "code":
-            if not tags or tags[0] not in CODE_ROLES:
+            if not tags or tags[0] not in SOURCE_CODE_ROLES:
                 raise SourceError(f"{path.name} cell {i}: a code cell needs one of the tags "
-                                  f"{sorted(CODE_ROLES)} (see source/FORMAT.md)")
+                                  f"{sorted(SOURCE_CODE_ROLES)} (see source/FORMAT.md)")
             role = tags[0]
             c.source = _includes(c.source, path)
             try:
