@@ -222,7 +222,7 @@ def drift_exponent(Ns, seeds, gamma=0.5, eta=0.02, steps=40_000):
         seeds: list of ints.
         gamma, eta, steps: passed on to kernel_drift.
     Returns:
-        float, the fitted slope (expected between -1 and -1/2 at gamma = 1/2).
+        float, the fitted slope (negative at gamma = 1/2: the drift falls with the width).
     """
     Ns = np.asarray(Ns, dtype=float)
     mean_drift = np.array([np.mean([kernel_drift(int(N), gamma, int(s), eta, steps) for s in seeds]) for N in Ns])

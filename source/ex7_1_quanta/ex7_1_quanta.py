@@ -56,9 +56,24 @@
 # | measuring | `fit_power_law(x, y)` | exponents from log-log fits |
 # | Monte Carlo | `simulate_data_limited(n, alpha, tau, delta, seed)` | Ex 7.1(c) with sampled data |
 #
-# Written answer (graded by hand): Ex 7.1(e), the comparison with Kaplan's exponents.
+# **Written answers** (graded by hand, three questions, 11 points): Ex 7.1(a), the tail sum
+# and a finite number of quanta (2 points); (b)-(d), the three exponents (4 points); (e), the
+# comparison with Kaplan's exponents (5 points).
 # Public checks print `ok` / `FAIL` / `not yet` and test only properties of your own
 # functions; hidden tests with other inputs decide the grade.
+
+# %% tags=["claim"]
+# claim: the introduction counts the written questions and gives each one's points and the total
+import re
+
+words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+intro = " ".join(source.cells[0].source.split())
+stated = re.search(r"\*\*Written answers\*\* \(graded by hand, (\w+) questions?, ([\d.]+) points?\): (.*?\.)( |$)", intro)
+assert stated, "the introduction has its '**Written answers** (graded by hand, N questions, P points): ...' sentence"
+count, total, parts = stated[1], float(stated[2]), [float(p) for p in re.findall(r"\(([\d.]+) points?\)", stated[3])]
+assert count == words.get(len(questions)), "the count of written questions"
+assert total == sum(q.points for q in questions), "the total of their points"
+assert parts == [q.points for q in questions], "each question's points, in order"
 
 # %% tags=["setup"]
 import numpy as np
