@@ -42,6 +42,7 @@ NAMES = {  # what else the commands use from the engine
     "TermRefused": "autograder.cohort.term:TermRefused",
     "DatesBeforeYear": "autograder.course.new_year:DatesBeforeYear",
     "NewYearRefused": "autograder.course.new_year:NewYearRefused",
+    "year_total_line": "autograder.course.year_change:total_line",
     "check_course": "autograder.run.schema:check_course",
     "SettingsError": "autograder.run.schema:SettingsError",
 }
@@ -234,11 +235,19 @@ def cmd_validate(args) -> int:
     return 0 if ok else 1
 
 
+def _year_changes(done) -> None:
+    """What the year changes, per assignment (``autograder.course.year_change``), and the total."""
+    print(f"What {done.year} changes, per assignment (read from the sources):")
+    for change in done.changes:
+        print(f"  {change.line()}")
+    print(engine("year_total_line")(done.changes))
+
+
 def cmd_new_year(args) -> int:
     deadlines = "shift" if args.shift_deadlines else "keep" if args.keep_deadlines else "refuse"
     try:
         done = engine("new-year")(args.year, deadlines=deadlines, execute=not args.no_execute,
-                                  otter=not args.no_otter, log=print)
+                                  otter=not args.no_otter, log=print, dry_run=args.dry_run)
     except engine("DatesBeforeYear") as exc:
         print(f"pdl: course_config.py has {len(exc.dates)} date(s) before {args.year}, of an earlier term:",
               file=sys.stderr)
@@ -250,6 +259,14 @@ def cmd_new_year(args) -> int:
     except engine("NewYearRefused") as exc:
         print(f"pdl: {exc}. Nothing was written.", file=sys.stderr)
         return 2
+    if done.dry_run:
+        print(f"pdl new-year {args.year} --dry-run: course year {done.old_year} -> {args.year}; nothing was written.")
+        for date in done.dates:
+            what = (f"would move to {done.moved[date]!r}" if date in done.moved else "would be kept"
+                    if deadlines == "keep" else "makes it refuse (--shift-deadlines or --keep-deadlines)")
+            print(f"  {date.where} = {date.value!r} lies before {args.year}: {what}")
+        _year_changes(done)
+        return 0
     for date, new in done.moved.items():
         print(f"moved: {date.where} {date.value!r} -> {new!r}")
     for date in done.kept:
@@ -259,6 +276,7 @@ def cmd_new_year(args) -> int:
     if done.unexecuted:
         print(f"{len(done.unexecuted)} solution notebook(s) hold {args.year}'s code but no outputs or figures yet; "
               f"execute them before release:\n  pdl generate {' '.join(done.unexecuted)}")
+    _year_changes(done)
     print("Then run `pdl validate --all` and commit.")
     return 0
 
@@ -360,6 +378,9 @@ def main(argv=None) -> int:
                             "whole years into it")
     dates.add_argument("--keep-deadlines", action="store_true",
                        help="keep the dates in course_config that lie before YEAR (else pdl refuses, naming them)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="write nothing: print what YEAR changes in each assignment (its parameters, hidden inputs, "
+                        "written questions, graded functions bound to the year) and the dates that lie before it")
     p.set_defaults(func=cmd_new_year)
 
     args = parser.parse_args(argv)

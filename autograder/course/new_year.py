@@ -12,6 +12,12 @@ is moved in the file itself, in its string literal (its time and zone kept; 29 F
 the 28th in a year without one); a date that is not written as a literal there is refused rather
 than guessed. ``pdl validate`` notes the dates before the course year (``dates_before``).
 Students' extensions are in the roster, not here: update the roster's dates with the term.
+
+What the new year changes in each assignment, read from its source
+(``autograder.course.year_change.what_a_new_year_changes``: the year's parameters and where they
+appear, the hidden inputs, the written questions and graded functions that depend on them), is in
+``NewYear.changes``; ``dry_run=True`` computes it, and the dates, and writes nothing
+(``pdl new-year YEAR --dry-run``).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from pathlib import Path
 import course_config
 from autograder.course.generate import generate, solution_notebook_executed
 from autograder.course.source import all_assignments
+from autograder.course.year_change import YearChange, what_new_years_change
 from autograder.run.grading import assignment_version
 from autograder.run.paths import REPO
 
@@ -143,6 +150,8 @@ class NewYear:
     regenerated: list[str] = field(default_factory=list)  # assignments regenerated
     unexecuted: list[str] = field(default_factory=list)  # solution notebooks left without outputs
     changelog: Path | None = None                        # where the year's rows were added
+    changes: list[YearChange] = field(default_factory=list)  # what the year changes, per assignment
+    dry_run: bool = False                                # nothing was written
 
     @property
     def kept(self) -> list[ConfigDate]:
@@ -176,7 +185,7 @@ def _literal_edits(text: str, moves: dict[str, str]) -> tuple[str, set[str]]:
 
 def new_year(year: int, *, deadlines: str = "refuse", execute: bool = True, otter: bool = True,
              regenerate: bool = True, config=None, changelog=None,
-             log: Callable[[str], None] | None = None) -> NewYear:
+             log: Callable[[str], None] | None = None, dry_run: bool = False) -> NewYear:
     """Set the course year to ``year`` and regenerate every assignment; what ``pdl new-year`` does.
 
     ``deadlines``: what to do with the dates in course_config before ``year`` (``dates_before``):
@@ -186,6 +195,9 @@ def new_year(year: int, *, deadlines: str = "refuse", execute: bool = True, otte
     otter zips; ``regenerate=False`` only edits the file (``config``: another course_config.py,
     allowed only so; ``changelog``: another CHANGELOG.md). ``log``: called with each assignment
     regenerated. ``NewYearRefused`` where the file cannot be edited as asked (nothing written).
+    ``dry_run``: write nothing; return the dates found (without refusing: ``dates``, and ``moved``
+    as ``"shift"`` would move them) and what the year changes per assignment (``changes``,
+    also filled by a run that regenerates).
     """
     if deadlines not in DEADLINE_MODES:
         raise ValueError(f"deadlines must be one of {', '.join(DEADLINE_MODES)}, not {deadlines!r}")
@@ -197,7 +209,7 @@ def new_year(year: int, *, deadlines: str = "refuse", execute: bool = True, otte
     settings = _settings(path)
     old_year = int(settings["YEAR"])
     dates = dates_before(year, settings)
-    if dates and deadlines == "refuse":
+    if dates and deadlines == "refuse" and not dry_run:
         raise DatesBeforeYear(year, dates)
     text = path.read_text()
     text, replaced = YEAR_LINE.subn(f"YEAR = {year}", text, count=1)
@@ -211,6 +223,9 @@ def new_year(year: int, *, deadlines: str = "refuse", execute: bool = True, otte
         if missing:
             raise NewYearRefused(f"cannot move {', '.join(d.where for d in missing)}: not written as a string in "
                                  f"{path}; update it by hand")
+    if dry_run:  # what a run would do; nothing written
+        return NewYear(old_year=old_year, year=year, config=path, dates=dates, moved=moved,
+                       changes=what_new_years_change(), dry_run=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
@@ -218,6 +233,7 @@ def new_year(year: int, *, deadlines: str = "refuse", execute: bool = True, otte
     if not regenerate:
         return done
     importlib.reload(course_config)
+    done.changes = what_new_years_change()  # read from the sources: the same before and after the year
     ids = all_assignments()
     for aid in ids:
         generate(aid, execute_solution=execute, otter=otter, log=lambda _: None)
