@@ -18,7 +18,7 @@ def tangent_features(params, X):
     return np.concatenate([Jc, Ja.reshape(X.shape[0], -1)], axis=1)
 
 
-# %% mistake: no sigma_w in the covariance of (u, u')
+# %% mistake: no sigma_w in the (u, u') covariance
 # function: infinite_width_ntk
 # kind: ignored-arg
 # truth: infinite_width_ntk uses sigma_w only in the prefactor K1(x, x') of the second term but takes the covariance of (u, u') as x.x'/d, ignoring sigma_w there; (u, u') ~ N(0, K1) with K1 = sigma_w x.x'/d, so the Gaussian expectations are wrong whenever sigma_w != 1.
