@@ -8,7 +8,9 @@ into nbgrader's solution-region form. Nothing here writes files.
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,12 +128,32 @@ def known_assignment(assignment: str) -> str:
                             + f" Known assignments: {', '.join(known)}")
 
 
-def load(assignment: str) -> Source:
-    import jupytext  # heavy: jupytext's import costs seconds, and grading never needs it
+# Parsed sources, by assignment, with the stamp of the files they were read from: one validate
+# loads its source about 16 times, and jupytext's parse is 0.2 s each.
+_LOADED: dict[str, tuple[tuple, Source]] = {}
 
+
+def _stamp(path: Path) -> tuple:
+    """What a parse of ``path`` depends on: it and the shared files it may include."""
+    files = [path, *sorted((REPO / "source" / "_shared").glob("*.py"))]
+    return tuple((str(f), hashlib.sha256(f.read_bytes()).digest()) for f in files)  # a rewrite within a tick too
+
+
+def load(assignment: str) -> Source:
+    """The parsed source of ``assignment`` (a copy of the parse kept while its files are unchanged)."""
     path = source_path(assignment)
     if not path.is_file():
         raise SourceError(f"{path} does not exist; known assignments: {', '.join(all_assignments())}")
+    stamp = _stamp(path)
+    kept = _LOADED.get(assignment)
+    if kept is None or kept[0] != stamp:
+        kept = _LOADED[assignment] = (stamp, _parse(assignment, path))
+    return copy.deepcopy(kept[1])
+
+
+def _parse(assignment: str, path: Path) -> Source:
+    import jupytext  # heavy: jupytext's import costs seconds, and grading never needs it
+
     nb = jupytext.read(path)
     cells = []
     for i, c in enumerate(nb.cells):
