@@ -162,9 +162,21 @@ def sqlite_file(db_url: str) -> Path | None:
 
 def read_gradebook_scores(assignment: str, db_url: str) -> dict:
     """(student, question) -> {"score", "comment"}: the manual grades and comments of the
-    written-answer cells (markdown grade cells) in nbgrader's gradebook; {} if it has none."""
-    from nbgrader.api import Gradebook, MissingEntry  # heavy (nbgrader, SQLAlchemy): only with a gradebook
-
+    written-answer cells (markdown grade cells) in nbgrader's gradebook; {} if it has none.
+    Read in bulk: one query for the cells, one for the grades, one for the comments (nbgrader's
+    API loads each submission's grades and cells one by one)."""
+    from nbgrader.api import (  # heavy (nbgrader, SQLAlchemy): only with a gradebook
+        Assignment,
+        BaseCell,
+        Comment,
+        Grade,
+        Gradebook,
+        Notebook,
+        SubmittedAssignment,
+        SubmittedNotebook,
+    )
+    from sqlalchemy import select
+    from sqlalchemy.orm import with_polymorphic
 
     db = sqlite_file(db_url)
     if db is not None and not db.exists():
@@ -172,19 +184,30 @@ def read_gradebook_scores(assignment: str, db_url: str) -> dict:
     nbgrader_course.ensure_alembic_on_path()
     out = {}
     with Gradebook(db_url) as gb:
-        try:
-            gb.find_assignment(assignment)
-        except MissingEntry:
+        session = gb.db
+        found = session.query(Assignment.id).filter(Assignment.name == assignment).one_or_none()
+        if found is None:
             return {}
-        for sub in gb.assignment_submissions(assignment):
-            for nb in sub.notebooks:
-                grades = {g.cell.name: g for g in nb.grades if g.cell.cell_type == "markdown"}
-                comments = {c.cell.name: c for c in nb.comments}
-                for name, grade in grades.items():
-                    comment = comments.get(name)
-                    out[(sub.student.id, name)] = {
-                        "score": "" if grade.manual_score is None else f"{grade.manual_score:g}",
-                        "comment": (comment.manual_comment or "") if comment is not None else ""}
+        cells = session.query(with_polymorphic(BaseCell, "*")).join(Notebook, BaseCell.notebook_id == Notebook.id) \
+            .filter(Notebook.assignment_id == found.id).all()
+        names = {cell.id: cell.name for cell in cells}
+        # a grade cell or task cell of a written answer (a solution cell has no cell_type)
+        written = {cell.id for cell in cells if getattr(cell, "cell_type", None) == "markdown"}
+        notebooks = select(SubmittedNotebook.id).join(
+            SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id).where(
+            SubmittedAssignment.assignment_id == found.id)
+        comments = {(nb, names.get(cell)): text for nb, cell, text in session.execute(
+            select(Comment.notebook_id, Comment.cell_id, Comment.manual_comment).where(
+                Comment.notebook_id.in_(notebooks)))}
+        for student, nb, cell, score in session.execute(
+                select(SubmittedAssignment.student_id, Grade.notebook_id, Grade.cell_id, Grade.manual_score)
+                .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+                .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+                .where(SubmittedAssignment.assignment_id == found.id)):
+            if cell in written:
+                name = names[cell]
+                out[(student, name)] = {"score": "" if score is None else f"{score:g}",
+                                        "comment": comments.get((nb, name)) or ""}
     return out
 
 

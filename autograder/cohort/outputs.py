@@ -3,15 +3,19 @@ score sheet, per-student feedback pages and the cohort report."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
+
+from tqdm import tqdm
 
 from autograder.cohort import handscores, parallel, similarity
 from autograder.cohort.changes import STATE, record_changes
@@ -128,33 +132,255 @@ def write_written_scores(summary: CohortSummary, path: Path, hand=None) -> dict:
 
 
 
-def record_in_gradebook(summary: CohortSummary, db_url: str | None = None, hand=None, log=print) -> None:
-    """Write everything into nbgrader's gradebook through nbgrader's own API: each student (with
+def record_in_gradebook(summary: CohortSummary, db_url: str | None = None, hand=None, log=print,
+                        progress: bool | None = None) -> None:
+    """Write everything into nbgrader's gradebook, in nbgrader's own schema: each student (with
     name and email when known), the submission (with its time), the tests' scores, errors as a
     comment, and the written answers' hand scores and comments as manual grades (so
     ``nbgrader export`` and formgrader show them). A new assignment is registered with nbgrader's
-    ``generate_assignment`` in a temporary course folder: nothing is written into the course."""
+    ``generate_assignment`` in a temporary course folder: nothing is written into the course.
 
-    from nbgrader.api import Gradebook, MissingEntry  # heavy (nbgrader, SQLAlchemy): only with a gradebook
+    Written in bulk: nbgrader's models (``Student``, ``SubmittedAssignment``,
+    ``SubmittedNotebook``, ``Grade``, ``Comment``) in one session, what exists loaded first with
+    one query per table, one commit; new submissions are made as nbgrader's ``add_submission``
+    makes them. A value that did not change is not written, so a rerun with nothing new changes
+    nothing. ``progress``: a bar on stderr (None: when stderr is a terminal)."""
 
+    from nbgrader.api import Gradebook  # heavy (nbgrader, SQLAlchemy): only with a gradebook
 
     aid = summary.assignment
     db_url = resolve_db_url(db_url)
+    show = sys.stderr.isatty() if progress is None else progress
+    _register(aid, db_url, log, show)
+    records = [rec for rec in summary.results if rec.graded]  # no grade to record: the next run grades it
+    with Gradebook(db_url) as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SQLAlchemy's chatter inside nbgrader's models
+        _write_in_bulk(gb.db, aid, records, hand, deadline_of(aid), show)
+
+
+def _register(aid: str, db_url: str, log, progress: bool) -> None:
+    """Register ``aid`` with nbgrader's own ``generate_assignment`` (in a temporary course folder)
+    unless the gradebook has it; the time it has taken so far is shown while it runs."""
+
+    from nbgrader.api import Gradebook, MissingEntry  # heavy (nbgrader, SQLAlchemy): only with a gradebook
+
     nbgrader_course.ensure_alembic_on_path()
     with Gradebook(db_url) as gb:
         try:
             gb.find_assignment(aid)
-            known = True
+            return
         except MissingEntry:
-            known = False
-    if not known:
-        log(f"nbgrader: registering {aid} in the gradebook (nbgrader generate_assignment in a temporary "
-            "folder; this takes a while) ...")
-        sys.stdout.flush()
-        start = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="pdl-nbgrader-") as root:
-            nbgrader_course.generate_assignment(aid, db_url=db_url, root=Path(root))
-        log(f"nbgrader: {aid} registered in {time.monotonic() - start:.0f} s.")
+            pass
+    log(f"nbgrader: registering {aid} in the gradebook (nbgrader generate_assignment in a temporary "
+        "folder; this takes a while) ...")
+    sys.stdout.flush()
+    start = time.monotonic()
+    with _ticking(f"registering {aid}", progress), tempfile.TemporaryDirectory(prefix="pdl-nbgrader-") as root:
+        nbgrader_course.generate_assignment(aid, db_url=db_url, root=Path(root))
+    log(f"nbgrader: {aid} registered in {time.monotonic() - start:.0f} s.")
+
+
+@contextlib.contextmanager
+def _ticking(desc: str, progress: bool):
+    """A tqdm line with the time elapsed, refreshed every second, for work whose length is unknown."""
+    bar = tqdm(total=None, desc=desc, bar_format="{desc}: {elapsed}", disable=not progress)
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(1.0):
+            bar.refresh()
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    if progress:
+        ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        if progress:
+            ticker.join()
+        bar.close()
+
+
+FLUSH_EVERY = 50  # records written to the database at a time, inside the one transaction
+
+
+def _write_in_bulk(db, aid: str, records: list[Record], hand, deadline, progress: bool) -> None:
+    """The gradebook's part of ``record_in_gradebook``: in ``db`` (a Gradebook's session)."""
+
+    from nbgrader.api import (  # heavy (nbgrader, SQLAlchemy): only with a gradebook
+        Assignment,
+        BaseCell,
+        Comment,
+        Grade,
+        Notebook,
+        Student,
+        SubmittedAssignment,
+        SubmittedNotebook,
+    )
+    from sqlalchemy import select
+    from sqlalchemy.orm import with_polymorphic
+
+    assignment = db.query(Assignment).filter(Assignment.name == aid).one()
+    if deadline is not None:
+        assignment.duedate = deadline  # naive UTC, as nbgrader's parse_utc gives it
+    notebooks = list(assignment.notebooks)
+    db.query(with_polymorphic(BaseCell, "*")).join(Notebook, BaseCell.notebook_id == Notebook.id) \
+        .filter(Notebook.assignment_id == assignment.id).all()  # every cell's columns, one query
+    ours = next((nb for nb in notebooks if nb.name == aid), None)
+    if ours is None:
+        raise ValueError(f"the gradebook's assignment {aid} has no notebook {aid}; register it again "
+                         "(nbgrader db assignment remove, then rerun)")
+    cells = list(ours._base_cells)  # nbgrader's own order: the one add_submission makes the rows in
+    position = {cell.id: k for k, cell in enumerate(cells)}
+    by_id = {cell.id: cell for cell in cells}
+
+    # what the gradebook holds already: one query per table
+    ids = sorted({rec.student for rec in records})
+    students = {s.id: s for part in range(0, len(ids), 500)  # 500 at a time: any database's limit on IN
+                for s in db.query(Student).filter(Student.id.in_(ids[part:part + 500]))}
+    submissions = {s.student_id: s for s in db.query(SubmittedAssignment)
+                   .filter(SubmittedAssignment.assignment_id == assignment.id)}
+    submitted = select(SubmittedNotebook.id).where(SubmittedNotebook.notebook_id == ours.id)
+    notebook_of = {n.assignment_id: n for n in db.query(SubmittedNotebook)
+                   .filter(SubmittedNotebook.notebook_id == ours.id)}
+    grades: dict = {}
+    for grade in db.query(Grade).filter(Grade.notebook_id.in_(submitted)):
+        grades.setdefault(grade.notebook_id, []).append(grade)
+    comments: dict = {}
+    for comment in db.query(Comment).filter(Comment.notebook_id.in_(submitted)):
+        comments.setdefault(comment.notebook_id, []).append(comment)
+
+    def rows(found: list) -> list:
+        """(cell, row) in the cells' order; rows of another notebook's cells left out."""
+        pairs = [(by_id[row.cell_id], row) for row in found if row.cell_id in by_id]
+        return sorted(pairs, key=lambda pair: position[pair[0].id])
+
+    bar = tqdm(total=len(records), desc="gradebook", unit="student", disable=not progress, smoothing=0.1)
+    try:
+        for k, rec in enumerate(records):
+            person = _person(rec)
+            student = students.get(rec.student)
+            if student is None:
+                student = students[rec.student] = Student(id=rec.student, **person)
+                db.add(student)
+            else:
+                _set(student, **person)
+            when = _timestamp(rec)
+            sub = submissions.get(rec.student)
+            if sub is None:  # as nbgrader's add_submission: every notebook, each cell's grade and comment
+                sub = submissions[rec.student] = SubmittedAssignment(
+                    assignment=assignment, student=student, **({"timestamp": when} if when else {}))
+                for notebook in notebooks:
+                    made = _new_submitted_notebook(notebook, sub, Grade, Comment, SubmittedNotebook)
+                    if notebook is ours:
+                        mine = made
+                db.add(sub)
+            else:
+                if when:
+                    sub.timestamp = when
+                nb = notebook_of.get(sub.id)
+                if nb is None:  # a notebook added to the assignment since: made as nbgrader makes it
+                    mine = _new_submitted_notebook(ours, sub, Grade, Comment, SubmittedNotebook)
+                else:
+                    mine = (rows(grades.get(nb.id, [])), rows(comments.get(nb.id, [])))
+            _set_scores(rec, *mine, hand)
+            bar.update()
+            if (k + 1) % FLUSH_EVERY == 0:
+                db.flush()
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    finally:
+        bar.close()
+
+
+def _new_submitted_notebook(notebook, sub, Grade, Comment, SubmittedNotebook) -> tuple[list, list]:
+    """A submitted notebook with a grade and a comment for each cell, made exactly as nbgrader's
+    ``Gradebook.add_submission`` makes them (in the same order); ((cell, grade)...), ((cell, comment)...)."""
+    nb = SubmittedNotebook(notebook=notebook, assignment=sub)
+    grades, comments = [], []
+    for cell in notebook.grade_cells:
+        grades.append((cell, Grade(cell_id=cell.id, notebook=nb)))
+    for cell in notebook.solution_cells:
+        comments.append((cell, Comment(cell_id=cell.id, notebook=nb)))
+    for cell in notebook.task_cells:
+        comments.append((cell, Comment(cell_id=cell.id, notebook=nb)))
+        grades.append((cell, Grade(cell_id=cell.id, notebook=nb)))
+    return grades, comments
+
+
+def _person(rec: Record) -> dict:
+    """The student's first and last name (the last word is the last name) and email, where known."""
+    person = {}
+    if rec.name:
+        first, _, last = str(rec.name).strip().rpartition(" ")
+        person.update(first_name=first or last, last_name=last if first else None)
+    if rec.email:
+        person["email"] = rec.email
+    return {k: v for k, v in person.items() if v}
+
+
+def _timestamp(rec: Record):
+    return dt.datetime.strptime(rec.submitted_at, "%Y-%m-%dT%H:%M:%SZ") if rec.submitted_at else None
+
+
+def _set(row, **values) -> None:
+    """Set only what differs: an unchanged row is not written."""
+    for key, value in values.items():
+        if getattr(row, key) != value:
+            setattr(row, key, value)
+
+
+def _set_scores(rec: Record, grades: list, comments: list, hand) -> None:
+    """One submission's values: the tests' scores, the written answers (no auto score while
+    answered, 0 when blank; the TA's score and comment from ``hand``: a score typed that is not
+    usable leaves the gradebook's), the errors as the first code cell's comment."""
+    student = rec.student
+    points = {t.name: t.points for t in rec.tests}
+    manual = {str(m.question): m for m in rec.manual or []}
+    for cell, grade in grades:
+        name = cell.name
+        if cell.cell_type == "markdown":  # a written answer, graded by hand
+            m = manual.get(name)
+            answered = m is not None and answer_state(m) == "yes"
+            score = grade.manual_score
+            if hand is not None:
+                typed = hand.get(student, name)["score"]
+                number = hand.points(student, name, cell.max_score)
+                if number is not None:
+                    score = number
+                elif not typed:
+                    score = None
+            _set(grade, auto_score=None if answered else 0.0, manual_score=score,
+                 needs_manual_grade=answered and score is None)
+        elif name in points or cell.cell_type == "code":
+            # formgrader lists only the written answers
+            _set(grade, auto_score=float(points.get(name, 0.0)), needs_manual_grade=False)
+    errors = "; ".join(rec.errors)[:4000] or None
+    code_comments = []
+    for cell, comment in comments:
+        if cell.name in manual:
+            if hand is not None:
+                _set(comment, manual_comment=hand.get(student, cell.name)["comment"] or None)
+        else:
+            code_comments.append(comment)
+    if code_comments:
+        _set(code_comments[0], auto_comment=errors)
+
+
+def _record_per_student(summary: CohortSummary, db_url: str | None = None, hand=None, log=print) -> None:
+    """``record_in_gradebook`` as it was before issue 42: nbgrader's per-student API
+    (``update_or_create_student``, ``update_or_create_submission``, a commit and lazy loads per
+    student). Kept only as the reference that ``tests/test_gradebook_bulk.py`` compares the bulk
+    writer with and ``benchmarks/gradebook_speed.py`` times it against."""
+
+    from nbgrader.api import Gradebook  # heavy (nbgrader, SQLAlchemy): only with a gradebook
+
+    aid = summary.assignment
+    db_url = resolve_db_url(db_url)
+    _register(aid, db_url, log, False)
     deadline = deadline_of(aid)
     with Gradebook(db_url) as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy autoflush chatter inside nbgrader's API
@@ -164,16 +390,10 @@ def record_in_gradebook(summary: CohortSummary, db_url: str | None = None, hand=
             if not rec.graded:  # no grade to record (the next run grades it)
                 continue
             student = rec.student
-            person = {}
-            if rec.name:
-                first, _, last = str(rec.name).strip().rpartition(" ")
-                person.update(first_name=first or last, last_name=last if first else None)
-            if rec.email:
-                person["email"] = rec.email
-            gb.update_or_create_student(student, **{k: v for k, v in person.items() if v})
+            gb.update_or_create_student(student, **_person(rec))
             when = {}
             if rec.submitted_at:
-                when["timestamp"] = dt.datetime.strptime(rec.submitted_at, "%Y-%m-%dT%H:%M:%SZ")
+                when["timestamp"] = _timestamp(rec)
             gb.update_or_create_submission(aid, student, **when)
             notebook = gb.find_submission_notebook(aid, aid, student)
             points = {t.name: t.points for t in rec.tests}
@@ -207,7 +427,6 @@ def record_in_gradebook(summary: CohortSummary, db_url: str | None = None, hand=
             if code_comments:
                 code_comments[0].auto_comment = errors
             gb.db.commit()
-
 
 
 STAGE_PREFIX = ".pdl-outputs-"  # a run's outputs are written here first (inside ``out``: one file system)
