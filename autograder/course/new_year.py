@@ -203,7 +203,7 @@ def new_year(year: int, *, deadlines: str = "refuse", execute: bool = True, otte
         raise ValueError(f"deadlines must be one of {', '.join(DEADLINE_MODES)}, not {deadlines!r}")
     course_file = REPO / "course_config.py"
     path = Path(config) if config is not None else course_file
-    if regenerate and path.resolve() != course_file.resolve():
+    if regenerate and not dry_run and path.resolve() != course_file.resolve():
         raise ValueError(f"{path} is not the course's course_config.py: pass regenerate=False to only edit it")
     say = log or (lambda _text: None)
     settings = _settings(path)

@@ -203,10 +203,25 @@ class _Reader:
     and whatever the global names of ``env`` carry (names defined from them; a function's own
     local of the same name is not one). ``module`` (the hidden tests' and the claims' view): read
     ``ref.PARAMS`` and ``ref.<name>`` of the reference module instead. ``tests``: also tag the use
-    of ``rng_for`` and each ``student.<function>``."""
+    of ``rng_for`` and each ``student.<function>``. ``gates``: the functions that read their tags
+    only where a call leaves an argument out (name -> (its arguments, those)); a call that gives
+    them all reads nothing through that function."""
 
-    def __init__(self, every: frozenset, env: dict | None = None, module: dict | None = None, tests: bool = False):
+    def __init__(self, every: frozenset, env: dict | None = None, module: dict | None = None, tests: bool = False,
+                 gates: dict | None = None):
         self.every, self.env, self.module, self.tests = every, dict(env or {}), module, tests
+        self.gates = gates if gates is not None else {}
+
+    def _gated_call(self, call, shadow) -> bool:
+        """Whether ``call`` is of a gated function and gives every argument its reading needs."""
+        f = call.func
+        name = f.id if isinstance(f, ast.Name) and f.id not in shadow and self.module is None else \
+            f.attr if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "ref"
+                       and self.module is not None) else None
+        if name not in self.gates:
+            return False
+        names, gated = self.gates[name]
+        return not _call_omits(call, names, gated)
 
     def _is_params(self, node, shadow) -> bool:
         if self.module is None:
@@ -229,6 +244,9 @@ class _Reader:
                 continue
             if isinstance(n, _COMPREHENSIONS):
                 shadow = shadow | {x.id for g in n.generators for x in ast.walk(g.target) if isinstance(x, ast.Name)}
+            if isinstance(n, ast.Call) and self._gated_call(n, shadow):
+                stack += [(c, shadow) for c in [*n.args, *n.keywords]]
+                continue
             if isinstance(n, ast.Subscript) and self._is_params(n.value, shadow):
                 key = n.slice
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
@@ -273,6 +291,15 @@ def _closure(statements: list, reader: _Reader) -> dict[str, frozenset]:
             for name in _bound_names(stmt):
                 if tags - env.get(name, frozenset()):
                     env[name] = env.get(name, frozenset()) | tags
+                    changed = True
+            if isinstance(stmt, ast.FunctionDef) and tags:  # gated by its arguments, or read always?
+                always, gates, defaults = _readings(stmt, reader)
+                gate = None if always or not gates | defaults else (_arguments(stmt), frozenset(gates | defaults))
+                if reader.gates.get(stmt.name) != gate:
+                    if gate is None:
+                        reader.gates.pop(stmt.name, None)
+                    else:
+                        reader.gates[stmt.name] = gate
                     changed = True
     return env
 
@@ -371,17 +398,18 @@ def what_a_new_year_changes(assignment: str) -> YearChange:
     src = load(assignment)
     values = _param_values(src)
     every = frozenset(values)
-    module = _closure(_statements(src, _MODULE_CODE), _Reader(every))
+    gates: dict = {}  # the module's functions that read PARAMS only where an argument is left out
+    module = _closure(_statements(src, _MODULE_CODE), _Reader(every, gates=gates))
     # each code cell's reading, in notebook order: the release runs figures and checks after the
     # module's code, the solution notebook its solution cells too; a cell sees the names before it
     release, solution = dict(module), dict(module)
     read: dict[int, frozenset] = {}
     for cell in src.cells:
         if cell.role in _MODULE_CODE:
-            read[cell.index] = _Reader(every, module).tags(ast.parse(cell.source))
+            read[cell.index] = _Reader(every, module, gates=gates).tags(ast.parse(cell.source))
         elif cell.role in _NOTEBOOK_CODE:
             for env in ([release, solution] if cell.role != "solution" else [solution]):
-                reader = _Reader(every, env)
+                reader = _Reader(every, env, gates=dict(gates))
                 tags = reader.tags(ast.parse(cell.source))
                 _closure(ast.parse(cell.source).body, reader)
                 env.update(reader.env)
@@ -391,7 +419,7 @@ def what_a_new_year_changes(assignment: str) -> YearChange:
 
     # hidden tests: their module-level names and helpers, then each test's reading
     test_stmts = _statements(src, ("tests",))
-    test_reader = _Reader(every, module=module, tests=True)
+    test_reader = _Reader(every, module=module, tests=True, gates=dict(gates))
     _closure(test_stmts, test_reader)
     tests = {s.name: s for s in test_stmts if isinstance(s, ast.FunctionDef) and s.name.startswith("test_")}
     test_tags = {name: test_reader.tags(node) for name, node in tests.items()}
@@ -403,7 +431,7 @@ def what_a_new_year_changes(assignment: str) -> YearChange:
             if k in places:
                 places[k].add(place)
 
-    claim_reader = _Reader(every, module=module)
+    claim_reader = _Reader(every, module=module, gates=gates)
     for cell in src.cells:
         if cell.role == CLAIM_ROLE:
             read[cell.index] = claim_reader.tags(ast.parse(cell.source))
@@ -440,7 +468,7 @@ def what_a_new_year_changes(assignment: str) -> YearChange:
     bound: list[YearBound] = []
     year_names = {n for n, tags in module.items() if tags}
     provided = {n for stmt in _statements(src, ("setup", "provided")) for n in _bound_names(stmt)} & year_names
-    reader = _Reader(every, module)
+    reader = _Reader(every, module, gates=gates)
     for stmt in _statements(src, ("graded",)):
         if not isinstance(stmt, ast.FunctionDef):
             continue
