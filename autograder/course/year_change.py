@@ -522,9 +522,10 @@ def total_line(changes: list[YearChange]) -> str:
     return (f"a correct notebook of last year still passes the hidden tests of {len(passing)} of {len(changes)} "
             "assignments" + (f" (not {', '.join(losing)})" if losing else "")
             + (f"; written answers quote this year's numbers in {', '.join(written)}" if written else "")
-            + ": copying is caught by the similarity report (similarity.csv: the submissions of one cohort "
-            "compared with each other, not with earlier years) and the year note a notebook of another year "
-            "gets (its header's course year or its PARAMS are not this year's; graded as usual), not by the score")
+            + ": copying is caught, if at all, by the similarity report (similarity.csv: this cohort's "
+            "submissions compared with each other, not with earlier years) and the year note a notebook of "
+            "another year gets (where its header's course year or its PARAMS are not this year's; graded as "
+            "usual), not by the score")
 
 
 def last_years_reference_score(assignment: str, year: int | None = None) -> tuple[float, float]:
