@@ -22,6 +22,30 @@ def pytest_collection_finish(session):
                                          and "@" not in item.nodeid.rsplit("]", 1)[-1]}
 
 
+# Fixtures that cost tens of seconds to build once: a test that uses one is in the slow tier.
+SLOW_FIXTURES = frozenset({"student_python", "graded_hostile_cohort", "venv", "wheel", "fresh_env"})
+SLOW_LIST = Path(__file__).with_name("slow.txt")
+
+
+def slow_tests() -> set[str]:
+    """The test functions tests/slow.txt names (``path::function``, relative to the checkout)."""
+    return {line.strip() for line in SLOW_LIST.read_text().splitlines()
+            if line.strip() and not line.startswith("#")}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` what tests/slow.txt names or what uses a costly fixture: ``-m "not slow"`` is
+    the fast tier (``bash scripts/test.sh --fast``). This conftest sees the hidden tests' items too
+    when both folders are collected in one run."""
+    listed = slow_tests()
+    root = Path(config.rootpath)
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        where = f"{path.relative_to(root) if path.is_relative_to(root) else path}::{item.originalname}"
+        if where in listed or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_runtest_setup(item):
     if item.nodeid in getattr(item.config, "pdl_ungrouped", ()):
         pytest.fail(f"{UNGROUPED}: this pytest and pytest-xdist do not work together; install what "
