@@ -13,12 +13,16 @@ import os
 import types
 
 import numpy as np
+import pytest
 
+from autograder.course.refinputs import call_key
+from autograder.run import refmemo
 from autograder.run.carry import plain
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue
 from autograder.run.diagnose.leaks import numbers_of
 from autograder.run.grading import Ledger, run_hidden_tests
 from autograder.run.owners import owners_of
+from autograder.run.record import TestResult
 from autograder.run.testing import LocalStudent, StudentError
 from autograder.run.timelimit import time_limit
 
@@ -162,9 +166,12 @@ class Baseline:
     baseline serves ``pdl validate``'s mistake checks and its error-carried-forward checks (each
     built its own, and the forging variants ran the hidden tests on the reference once more)."""
 
-    def __init__(self, assignment: str, code: str):
+    def __init__(self, assignment: str, code: str, fill_memo: bool = False):
         self.ns = namespace_of(assignment, code)
         self.reached: dict[str, set[str]] = {}
+        # the arguments of each call, test by test, as ``refinputs`` compares them (its run of the
+        # reference as it is: ``reference_dependent_tests(..., plain=baseline.call_keys)``)
+        self.call_keys: dict[str, list[str]] = {}
         history: list[tuple[str, Call]] = []
         baseline = self
 
@@ -175,12 +182,20 @@ class Baseline:
                 call = super().__getattr__(name)
 
                 def recorded(*args, **kwargs):
+                    baseline.call_keys.setdefault(_current_test(), []).append(call_key(name, args, kwargs))
                     value = call(*args, **kwargs)
                     history.append((_current_test(), Call(name, args, kwargs, value)))
                     return value
                 return recorded
 
-        results = run_hidden_tests(assignment, Reaching(self.ns), diagnose=False)
+        ran: list = []
+
+        def run(assignment_, _student=None, diagnose=False):
+            ran.append(run_hidden_tests(assignment_, Reaching(self.ns), diagnose=False))
+            return ran[-1]
+        if fill_memo:  # this run keeps the reference's answers to the tests' own calls too (``refmemo``)
+            refmemo.fill(assignment, run)
+        results = ran[-1] if ran else run(assignment)
         self.passed = {r.name for r in results if r.passed}
         self.max_score = sum(r.max_points for r in results)
         owners = owners_of(assignment, frozenset(c.name for _, c in history))
@@ -261,14 +276,37 @@ class RecordingStudent(LocalStudent):
         yield LocalStudent(ns)
 
 
-def grade_code(assignment: str, code: str, baseline: Baseline | None = None):
+class StopWhen:
+    """A pytest plugin that runs no more tests once ``done(result)`` held for a test's result (a
+    ``TestResult``, as the grader streams it): the tests after it are not run and not reported."""
+
+    def __init__(self, done):
+        self.done, self.stopped = done, False
+
+    def seen(self, message: dict) -> None:
+        if "test" in message and not self.stopped:
+            self.stopped = bool(self.done(TestResult.from_dict(message["test"])))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        return True if self.stopped else None  # True: handled, nothing run
+
+
+def grade_code(assignment: str, code: str, baseline: Baseline | None = None, until=None):
     """(results with diagnoses, the recording student) of the hidden tests against the functions
     defined by ``code`` (the reference plus a wrong, rewrite or alternative cell), in-process; with
-    a ``baseline`` (``Baseline``), the tests that reach nothing ``code`` changed are not run."""
+    a ``baseline`` (``Baseline``), the tests that reach nothing ``code`` changed are not run.
+    ``until(result)``: once it holds for a test's result, the later tests are not run (a wrong cell
+    is caught and named as soon as one failing test names its hint)."""
     ns = namespace_of(assignment, code)
     student = RecordingStudent(ns, code, assignment)
-    plugins = [baseline.plugin(ns, code)] if baseline is not None else []
-    return run_hidden_tests(assignment, student, diagnose=True, plugins=plugins), student
+    plugins: list = [baseline.plugin(ns, code)] if baseline is not None else []
+    stop = StopWhen(until) if until is not None else None
+    if stop is not None:
+        plugins.append(stop)
+    results = run_hidden_tests(assignment, student, diagnose=True, plugins=plugins,
+                               stream=stop.seen if stop is not None else None)
+    return results, student
 
 
 def reference_values(assignment: str, student: RecordingStudent, test: str) -> list[float]:

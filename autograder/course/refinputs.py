@@ -60,6 +60,14 @@ class PerturbedModule:
         return obj
 
 
+def call_key(name: str, args, kwargs) -> str:
+    """A call's function and arguments as text, equal for equal arguments."""
+    try:
+        return dumps(encode([name, list(args), dict(kwargs)]))
+    except (ProtocolError, TypeError, ValueError):
+        return repr((name, args, kwargs))
+
+
 class _Recorder(LocalStudent):
     """The reference as the student, recording the arguments of every call, test by test."""
 
@@ -72,11 +80,7 @@ class _Recorder(LocalStudent):
         call = super().__getattr__(name)
 
         def recorded(*args, **kwargs):
-            try:
-                key = dumps(encode([name, list(args), dict(kwargs)]))
-            except (ProtocolError, TypeError, ValueError):
-                key = repr((name, args, kwargs))
-            self.calls.setdefault(self.test, []).append(key)
+            self.calls.setdefault(self.test, []).append(call_key(name, args, kwargs))
             return call(*args, **kwargs)
         return recorded
 
@@ -105,17 +109,19 @@ class _Swap:
                 setattr(module, k, v)
 
 
-def reference_dependent_tests(assignment: str) -> tuple[list[str], list[str]]:
+def reference_dependent_tests(assignment: str,
+                              plain: dict[str, list[str]] | None = None) -> tuple[list[str], list[str]]:
     """(tests whose student inputs depend on a reference result and are not marked, those that
-    are marked ``reference_input``)."""
+    are marked ``reference_input``). ``plain``: the calls of a run of the reference as it is,
+    where the caller made one (``inprocess.Baseline.call_keys``: ``pdl validate``'s); else run here."""
     namespace = vars(importlib.import_module(f"solutions.{assignment}"))
     runs = []
-    for factor in (None, 1.0 + PERTURBATION):
+    for factor in ((None, 1.0 + PERTURBATION) if plain is None else (1.0 + PERTURBATION,)):
         recorder = _Recorder(namespace)
         swap = _Swap(recorder, factor)
         run_hidden_tests(assignment, recorder, diagnose=False, plugins=[swap])
         runs.append(recorder.calls)
-    plain, moved = runs
+    plain, moved = runs if plain is None else (plain, runs[0])
     dependent = sorted(t for t in set(plain) | set(moved)
                        if any(a != b for a, b in zip(plain.get(t, []), moved.get(t, []))))
     return [t for t in dependent if t not in swap.marked], [t for t in dependent if t in swap.marked]

@@ -153,8 +153,10 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print,
     if baseline is None:  # tests that reach only the reference's code keep its pass
         baseline = Baseline(assignment, reference)
 
-    def graded(code):
-        results, student = grade_code(assignment, reference + "\n\n" + code, baseline)
+    def graded(code, hint=None):
+        # a wrong cell or its rewrite: no test after the first failing one that names its hint
+        until = (lambda r: not r.passed and not r.carried_forward and hint in r.named_hints) if hint else None
+        results, student = grade_code(assignment, reference + "\n\n" + code, baseline, until=until)
         for r in results:
             if r.diagnosis:
                 found = leaked_numbers(r.diagnosis, reference_values(assignment, student, r.name))
@@ -171,7 +173,7 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print,
     caught = named = 0
     rewrites = rewrites_ok = 0
     for m in mistakes:
-        score, diagnoses, hints = graded(m.code)
+        score, diagnoses, hints = graded(m.code, m.hint)
         caught += score < full
         named += bool(m.hint) and m.hint in hints
         if score == full:
@@ -181,7 +183,7 @@ def mistake_checks(assignment: str, reference: str, full: float, log=print,
                 f"diagnoses: {sorted(set(diagnoses))[:2] or 'none'}")
         for desc, code in m.rewrites:
             rewrites += 1
-            r_score, r_diagnoses, r_hints = graded(code)
+            r_score, r_diagnoses, r_hints = graded(code, m.hint)
             good = r_score < full and bool(m.hint) and m.hint in r_hints
             rewrites_ok += good
             if not good:
@@ -223,15 +225,20 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
     (the test suite's setting; ``pdl validate`` runs them in full). ``stable``: execute the solution
     notebook once more and compare its bytes with the committed ones (a minute on some labs)."""
 
+    try:  # the reference in-process, once: its run also keeps the reference's answers (refmemo)
+        baseline: Baseline | None = Baseline(assignment, module_text(load(assignment)), fill_memo=True)
+    except Exception:  # noqa: BLE001 - the checks below say what is wrong with the source
+        baseline = None
     warm(assignment, mistakes=True)  # the notebooks below are graded in forks of a warm template
     try:
-        return _validate(assignment, otter, mutants, log, gradescope, seeds, gradescope_cases, quick_carry, stable)
+        return _validate(assignment, otter, mutants, log, gradescope, seeds, gradescope_cases, quick_carry, stable,
+                         baseline)
     finally:
         stop_templates(assignment)
 
 
 def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool, seeds: int, gradescope_cases,
-              quick_carry: bool = False, stable: bool = True) -> bool:
+              quick_carry: bool = False, stable: bool = True, baseline: Baseline | None = None) -> bool:
     ok = True
 
     def line(good: bool, text: str):
@@ -272,7 +279,10 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
         full = scores["correct"][1]
         line(full > 0 and scores["correct"][0] == full,
              f"reference solution scores {scores['correct'][0]:g}/{full:g}")
-        unmarked, marked = reference_dependent_tests(assignment)
+        src = load(assignment)
+        if baseline is None:
+            baseline = Baseline(assignment, module_text(src))  # the reference in-process, once for all below
+        unmarked, marked = reference_dependent_tests(assignment, plain=baseline.call_keys)
         line(not unmarked, (f"hidden tests whose inputs come from a reference result are marked reference_input: "
                             f"{len(marked)}" if marked
                             else "no hidden test sends a value computed from a reference result")
@@ -280,8 +290,6 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
              f"@pytest.mark.reference_input: {', '.join(unmarked)}")
         line(scores["stub"][0] == 0, f"untouched release scores {scores['stub'][0]:g}/{full:g}")
         line(0 <= scores["partial"][0] < full, f"half-stubbed notebook scores {scores['partial'][0]:g}/{full:g}")
-        src = load(assignment)
-        baseline = Baseline(assignment, module_text(src))  # the reference in-process, once for both
         for good, text in mistake_checks(assignment, module_text(src), full, log, baseline):
             line(good, text)
         for good, text in carry_checks(assignment, log, quick=quick_carry, baseline=baseline):
