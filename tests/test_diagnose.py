@@ -449,9 +449,11 @@ def test_a_mistake_the_students_answers_contradicted_is_not_named_later(monkeypa
     assert not any(d.kind is Found.KNOWN for d in diagnose.diagnose("made_up", negative, found=found))
 
 
-def test_a_caller_that_is_wrong_on_its_own_is_not_given_its_helpers_hint():
+def test_a_caller_that_is_wrong_on_its_own_is_not_given_its_helpers_hint(monkeypatch):
     """ex2_3: annealed_action computing a one-wedge error inline, generalization_error right: the
-    wedges mistake (a generalization_error cell) is not named on annealed_action."""
+    wedges mistake (a generalization_error cell) is not named on annealed_action. With the
+    helper's own mistake, it is named on the caller's test only where that test is charged to
+    the caller (not credited by error carried forward: issue 43)."""
     src = load(EXEMPLAR)
     wedges = next(m for m in read_mistakes(EXEMPLAR) if "wedges" in m.description)
     code = ("def annealed_action(R, alpha):\n"
@@ -465,6 +467,12 @@ def test_a_caller_that_is_wrong_on_its_own_is_not_given_its_helpers_hint():
     assert any(r.name == "test_annealed_action" for r in failing)
     assert not any(wedges.hint in r.diagnosis for r in results)
     results, _ = grade_code(EXEMPLAR, module_text(src) + "\n\n" + wedges.code)  # the helper's own mistake
+    named = {r.name for r in results if wedges.hint in r.diagnosis}
+    assert "test_generalization_error" in named
+    caller = next(r for r in results if r.name == "test_annealed_action")
+    assert caller.credited and caller.fault.function == "generalization_error" and not caller.diagnoses
+    monkeypatch.setenv("PDL_CARRY_FORWARD", "0")  # charged to the caller: the mistake it shows is named there
+    results, _ = grade_code(EXEMPLAR, module_text(src) + "\n\n" + wedges.code)
     named = {r.name for r in results if wedges.hint in r.diagnosis}
     assert {"test_generalization_error", "test_annealed_action"} <= named
 
@@ -517,7 +525,12 @@ def test_pdl_grade_names_two_mistakes(write_nb, correct_nb, tmp_path, capsys):
         assert any(m.hint in TestResult.from_dict(t).named_hints for t in tests if not t["passed"])
     assert not any(t["diagnoses"] for t in tests if t["passed"])
     assert "hint: Your results match a known mistake" in printed
-    assert "hint: Your results match known mistakes made together" in printed  # a caller of both
+    # a caller of both: its tests are credited (error carried forward), charged to a helper, and
+    # tell nothing of the caller (issue 43; with PDL_CARRY_FORWARD=0 they name both mistakes together)
+    assert "hint: Your results match known mistakes made together" not in printed
+    caller = next(t for t in tests if t["name"] == "test_annealed_action")
+    assert caller["kind"] == "carried" and not caller["diagnoses"]
+    assert caller["fault"]["function"] in {"generalization_error", "overlap_entropy"}
     named = {h for t in tests for h in TestResult.from_dict(t).named_hints}
     assert named == {m.hint for m in chosen}
 

@@ -81,6 +81,8 @@ def test_the_report_gives_the_score_with_and_without_carry_forward(write_nb, cor
 
 
 def test_feedback_says_each_mistake_once_and_lists_the_tests_it_explains(monkeypatch):
+    """Each function at fault once, with its failing tests and its diagnosis once; the credited
+    test in a section of its own, with the function it follows from (issue 43)."""
     from autograder.cohort.pages import feedback_html, feedback_markdown, mistake_groups
 
     monkeypatch.setenv("PDL_PUBLISHED", "1")  # pages for after publication: the catalogued hint is told
@@ -88,12 +90,19 @@ def test_feedback_says_each_mistake_once_and_lists_the_tests_it_explains(monkeyp
 
     hint = "Your results match a known mistake: count both wedges."
     note = "credited: it follows from your generalization_error (error carried forward)"
+    known = {"kind": "known", "function": "generalization_error", "params": {"hints": ["count both wedges."]}}
     rec = Record.from_dict({
-        "assignment": EXEMPLAR, "student": "ada", "score": 3.0, "max_score": 4.0, "errors": [],
+        "assignment": EXEMPLAR, "student": "ada", "score": 3.0, "max_score": 5.0, "errors": [],
         "tests": [{"name": "test_a", "points": 0.0, "max_points": 1.0, "passed": False, "message": "a",
-                   "diagnosis": hint},
+                   "function": "generalization_error", "charged_to": "generalization_error", "diagnoses": [known]},
+                  {"name": "test_a2", "points": 0.0, "max_points": 1.0, "passed": False, "message": "a2",
+                   "function": "generalization_error", "charged_to": "generalization_error", "diagnoses": [known]},
                   {"name": "test_b", "points": 3.0, "max_points": 3.0, "passed": False, "message": "b",
-                   "diagnosis": hint, "carried_forward": note}]})
-    assert mistake_groups(rec) == [{"what": hint, "tests": ["test_a", "test_b"], "credited": ["test_b"]}]
+                   "function": "annealed_counts", "carried_from": ["generalization_error"],
+                   "diagnoses": [{**known, "function": "annealed_counts"}], "carried_forward": note}]})
+    assert mistake_groups(rec) == [{"function": "generalization_error", "tests": ["test_a", "test_a2"], "lost": 2.0,
+                                    "what": [hint]}]
     for page in (feedback_markdown(rec), feedback_html(rec)):
-        assert page.count("count both wedges") == 1 and "test_a, test_b" in page and note in page
+        assert page.count("count both wedges") == 1 and "test_a, test_a2" in page and note in page
+        assert "Kept by error carried forward" in page and "test_b (3 points kept): it follows from your " \
+            "generalization_error" in page

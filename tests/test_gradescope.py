@@ -194,7 +194,10 @@ def test_results_show_checks_now_and_hidden_tests_after_publication():
     # notes that came after the first hidden input wait for publication, like the tests
     assert "crashed too often" not in json.dumps(visible)
     assert "crashed too often" in hidden[0]["output"] and "cell 4" not in hidden[0]["output"]
-    assert [t["name"] for t in hidden[1:]] == ["test_a", "test_b"] and "known mistake" in hidden[2]["output"]
+    assert [t["name"] for t in hidden[1:3]] == ["test_a", "test_b"] and "known mistake" in hidden[2]["output"]
+    # then each function at fault once, as on the feedback pages (here a record that names none)
+    assert [t["name"] for t in hidden[3:]] == ["What went wrong (each function at fault once)"]
+    assert hidden[3]["output"].count("known mistake") == 1 and "(tests: test_b)" in hidden[3]["output"]
     assert data["score"] == 3.0 and "All test cases passed" not in json.dumps(data)
 
 

@@ -18,7 +18,7 @@ from autograder.run.diagnose.catalogue import catalogue
 from autograder.run.diagnose.leaks import leaked_numbers
 from autograder.run.diagnosis import KNOWN, Diagnosis, Found, sentence, tells
 from autograder.run.mistakes import read_mistakes
-from autograder.run.record import GradeReport, TestResult
+from autograder.run.record import Evidence, Fault, GradeReport, TestResult
 
 
 def test_the_one_place_that_decides():
@@ -67,7 +67,7 @@ def _report() -> GradeReport:
                                                    "functions": ["overlap_entropy"], "symptom": "nonfinite",
                                                    "wrong": 2, "calls": 5})
     t = TestResult("test_entropy", 0.0, 2.0, False, "overlap_entropy: differs from the expected value",
-                   diagnoses=[d], function="overlap_entropy")
+                   function="overlap_entropy", fault=Fault("overlap_entropy", Evidence.ANSWER, diagnoses=(d,)))
     return GradeReport(EXEMPLAR, "nb.ipynb", score=0.0, max_score=2.0, tests=[t])
 
 
@@ -94,9 +94,9 @@ def test_feedback_pages_lead_until_published(monkeypatch):
     rec = Record(EXEMPLAR, "nb.ipynb", score=0.0, max_score=2.0, tests=_report().tests, student="s1")
     monkeypatch.setenv("PDL_HINTS", "tell-after-publication")
     monkeypatch.delenv("PDL_PUBLISHED", raising=False)
-    assert "0 log 0" not in mistake_groups(rec)[0]["what"]
+    assert "0 log 0" not in " ".join(mistake_groups(rec)[0]["what"])
     monkeypatch.setenv("PDL_PUBLISHED", "1")
-    assert "use 0 log 0 = 0" in mistake_groups(rec)[0]["what"]
+    assert "use 0 log 0 = 0" in " ".join(mistake_groups(rec)[0]["what"])
 
 
 def test_a_generic_diagnosis_reads_the_same_led_or_told():

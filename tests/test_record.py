@@ -7,7 +7,7 @@ import signal
 from autograder.cohort.record import CohortSummary, Record
 from autograder.run.channel import Worker
 from autograder.run.grading import _killed
-from autograder.run.record import Answer, Check, FunctionSubtotal, GradeReport, Kind, TestResult
+from autograder.run.record import Answer, Check, Evidence, Fault, FunctionSubtotal, GradeReport, Kind, TestResult
 
 
 def test_a_record_of_an_earlier_version_gets_its_kinds_from_its_flags_and_messages():
@@ -38,7 +38,8 @@ def test_a_kind_written_is_read_back_and_not_guessed():
 
 def test_a_record_round_trips_and_keeps_the_roster_out_of_its_file():
     rec = Record(assignment="a", submission="s.ipynb", score=1.0, max_score=2.0, student="ada", lms_late=True,
-                 tests=[TestResult("t", 1.0, 2.0, False, "m", kind=Kind.CARRIED, carried_from=["f"])],
+                 tests=[TestResult("t", 1.0, 2.0, False, "m", kind=Kind.CARRIED,
+                                   fault=Fault("f", Evidence.CARRIED, ("f",)))],
                  manual=[Answer("written_1", 2.0, cell=3, text="x")], functions=[FunctionSubtotal("f", 2.0, 1.0)],
                  roster_id="R1", section="B", extension=2.0)
     data = json.loads(json.dumps(rec.to_dict()))

@@ -38,7 +38,7 @@ from autograder.course.source import load
 from autograder.run import carry, settings
 from autograder.run.diagnosis import tells
 from autograder.run.grading import release_questions
-from autograder.run.record import Answer, Kind, TestResult
+from autograder.run.record import Answer, Kind, TestResult, at_fault, credited
 
 NBGRADER_PLACEHOLDERS = ("YOUR ANSWER HERE",)  # nbgrader's ClearSolutions.text_stub (its default)
 
@@ -208,21 +208,23 @@ def test_messages(rec: Record) -> list[tuple[TestResult, str]]:
 
 
 def mistake_groups(rec: Record) -> list[dict]:
-    """One entry per mistake the grader found, with the tests it explains: the same diagnosis on
-    several tests is said once; a test credited by carrying an error forward names it too.
-    [{"what", "tests", "credited"}] in the order the tests ran."""
-    groups: dict[str, dict] = {}
+    """What went wrong: each function at fault once (``record.at_fault``, read from each failing
+    test's ``fault``), with its failing tests that are not credited, the points they lost and the
+    words of its diagnoses, each once. [{"function", "tests", "lost", "what"}] in the order the
+    tests ran; "function" "" for tests the record charges to no function."""
     tell = _tell()
-    for t in rec.tests or []:
-        what = t.hint(tell)
-        credit = str(t.carried_forward or "")
-        if not what and not credit:
-            continue
-        g = groups.setdefault(what or credit, {"what": what or credit, "tests": [], "credited": []})
-        g["tests"].append(str(t.name))
-        if credit:
-            g["credited"].append(str(t.name))
-    return list(groups.values())
+    return [{"function": c.function, "tests": [str(t.name) for t in c.tests], "lost": c.lost, "what": c.words(tell)}
+            for c in at_fault(rec.tests)]
+
+
+def credits(rec: Record) -> list[dict]:
+    """Kept by error carried forward: each credited test, the points it kept and the functions
+    it follows from, the one it is charged to first (``Fault.roots``). [{"test", "points", "from"}]."""
+    return [{"test": str(t.name), "points": float(t.max_points), "from": [str(f) for f in t.fault.roots]}
+            for t in credited(rec.tests) if t.fault is not None]
+
+
+NO_FUNCTION = "tests charged to no function"  # what an entry of "What went wrong" is called without one
 
 
 def _tell() -> bool:
@@ -248,8 +250,13 @@ def _footer() -> str:
 
 
 def _group_of(groups: list[dict], t: TestResult) -> int:
-    key = t.hint(_tell()) or str(t.carried_forward or "")
-    return next((k for k, g in enumerate(groups) if g["what"] == key), -1)
+    """The entry of "What went wrong" that lists ``t`` (-1 for none: passed, credited, unreadable)."""
+    return next((k for k, g in enumerate(groups) if t.name in g["tests"]), -1)
+
+
+def _credit_of(kept: list[dict], t: TestResult) -> int:
+    """The entry of "Kept by error carried forward" that lists ``t`` (-1 for none)."""
+    return next((k for k, c in enumerate(kept) if c["test"] == t.name), -1)
 
 
 def late(rec: Record, deadline) -> tuple[str, str]:
@@ -330,17 +337,23 @@ def feedback_markdown(rec: Record, hand: HandScores | None = None, deadline=None
                                           if fate["penalty"] else ""), ""]
     groups = mistake_groups(rec)
     if groups:
-        lines += ["What went wrong (each mistake once, with the tests it explains):", ""]
+        lines += ["What went wrong (each function at fault once, with its failing tests and the points they lost):",
+                  ""]
         for k, g in enumerate(groups):
-            credited = f"; credited, the error carried forward: {', '.join(g['credited'])}" if g["credited"] else ""
-            lines.append(f"{k + 1}. {md_text(g['what'])} (tests: {md_text(', '.join(g['tests']))}{md_text(credited)})")
+            lines.append(f"{k + 1}. **{md_text(g['function'] or NO_FUNCTION)}**: {_pts(g['lost'])} "
+                         f"{_unit(g['lost'])} lost (tests: {md_text(', '.join(g['tests']))})")
+            lines += [f"   - {md_text(w)}" for w in g["what"]]
         lines.append("")
-    if any(t.carried_forward for t in rec.tests or []):
-        lines += [md_text(carry.RULE), ""]
+    kept = credits(rec)
+    if kept:
+        lines += ["Kept by error carried forward (each credited test, with the function it follows from):", ""]
+        lines += [f"- {md_text(c['test'])} ({_pts(c['points'])} {_unit(c['points'])} kept): it follows from your "
+                  f"{md_text(', '.join(c['from']))}" for c in kept]
+        lines += ["", md_text(carry.RULE), ""]
     for t, msg in test_messages(rec):
         mark = "✅" if t.passed else "↪️" if t.carried_forward else "❌"
         k = _group_of(groups, t)
-        see = f" (see {k + 1} above)" if k >= 0 else ""
+        see = f" (charged to {md_text(groups[k]['function'] or NO_FUNCTION)}: see {k + 1} above)" if k >= 0 else ""
         lines.append(f"- {mark} **{md_text(t.name)}** ({t.points:g}/{t.max_points:g}): {md_text(msg)}{see}")
         if values := values_of(t):
             lines.append(f"  - {md_text(values)}")
@@ -377,11 +390,14 @@ def feedback_view(rec: Record, hand: HandScores | None = None, deadline=None) ->
     template escapes them), Markdown rendered by ``markup`` (Markup)."""
     w = written(rec, hand)
     groups = mistake_groups(rec)
-    tests = []  # "mistake": the number of the mistake that explains the test (0: none)
+    kept = credits(rec)
+    tests = []  # "mistake": the number of the function at fault that lists the test (0: none); "credit" likewise
     for t, msg in test_messages(rec):
+        k = _group_of(groups, t)
         tests.append({"name": str(t.name), "ok": bool(t.passed or t.carried_forward),
                       "points": _g(t.points), "max_points": _g(t.max_points), "message": msg,
-                      "mistake": _group_of(groups, t) + 1, "carried_forward": str(t.carried_forward or ""),
+                      "mistake": k + 1, "charged": (groups[k]["function"] or NO_FUNCTION) if k >= 0 else "",
+                      "credit": _credit_of(kept, t) + 1, "carried_forward": str(t.carried_forward or ""),
                       "values_shown": values_of(t)})
     flag, by = late(rec, deadline)
     fate = penalty(rec, w, deadline)
@@ -394,10 +410,12 @@ def feedback_view(rec: Record, hand: HandScores | None = None, deadline=None) ->
         "total": f"{rec.score + w['score']:g} / {rec.max_score + w['max']:g}",
         "late_why": fate["why"],
         "final": f"{fate['final']:g} / {rec.max_score + w['max']:g}" if fate["penalty"] else "",
-        "mistakes": [{"what": Markup(markup.render_inline(g["what"])), "tests": ", ".join(g["tests"]),
-                      "credited": ", ".join(g["credited"])} for g in groups],
-        "tests": tests, "carried": any(t.carried_forward for t in rec.tests or []),
-        "carry_rule": carry.RULE,
+        "mistakes": [{"function": g["function"] or NO_FUNCTION, "lost": _pts(g["lost"]), "unit": _unit(g["lost"]),
+                      "tests": ", ".join(g["tests"]), "what": [Markup(markup.render_inline(w)) for w in g["what"]]}
+                     for g in groups],
+        "credits": [{"test": c["test"], "points": _pts(c["points"]), "unit": _unit(c["points"]),
+                     "from": ", ".join(c["from"])} for c in kept],
+        "tests": tests, "carry_rule": carry.RULE,
         "functions": [{"function": str(row.function), "points": _pts(row.max_points),
                        "lost": _pts(row.lost or 0), "lost_any": bool(float(row.lost or 0))}
                       for row in rec.functions or []],

@@ -8,7 +8,7 @@ import re
 from autograder.run import settings
 from autograder.run.carry import RULE
 from autograder.run.diagnosis import tells
-from autograder.run.record import GradeReport
+from autograder.run.record import GradeReport, TestResult, at_fault, credited
 
 
 def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
@@ -21,7 +21,10 @@ def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
     (``after_published``). No line claims a test passed that did not run.
 
     A failing hidden test shows the student's value, the call that returned it and the expected
-    value (``TestResult.shown``): read after publication only, like the test itself.
+    value (``TestResult.shown``): read after publication only, like the test itself; and the
+    function it is charged to (its ``fault``). After the tests, as on the feedback pages: each
+    function at fault once (its failing tests, the points they lost, its diagnoses' words once),
+    then the tests kept by error carried forward and the function each follows from.
 
     A hidden test's diagnosis tells a known mistake's rule text, or leads to it (the place and
     the symptom), as ``course_config.HINTS`` says (``diagnosis.tells``): its results are read
@@ -47,15 +50,28 @@ def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
         tests.append({"name": "Notes from the grader (while grading)", "visibility": "after_published",
                       "output": "\n".join(later)})
     for t in r.tests:
-        output = "\n".join(x for x in (t.message, t.values, t.carried_forward, t.hint(tell)) if x)  # words, at the edge
-        tests.append({"name": t.name, "score": t.points, "max_score": t.max_points,
+        output = "\n".join(x for x in (t.message, t.values, t.carried_forward, _charged(t), t.hint(tell)) if x)
+        tests.append({"name": t.name, "score": t.points, "max_score": t.max_points,  # words, at the edge
                       "status": "passed" if t.passed else "failed",
                       "output": output, "visibility": "after_published"})
+    charges = at_fault(r.tests)  # each function at fault once, as on the feedback pages
+    if charges:
+        rows = []
+        for c in charges:
+            rows.append(f"{c.function or 'tests charged to no function'}: {c.lost:g} "
+                        f"{'point' if c.lost == 1 else 'points'} lost (tests: {', '.join(t.name for t in c.tests)})")
+            rows += [f"  - {w}" for w in c.words(tell)]
+        tests.append({"name": "What went wrong (each function at fault once)", "visibility": "after_published",
+                      "output": "\n".join(rows)})
+    kept = credited(r.tests)
+    if kept:
+        rows = [f"{t.name} ({t.max_points:g} {'point' if t.max_points == 1 else 'points'} kept): it follows from "
+                f"your {', '.join(t.fault.roots if t.fault is not None else [])}" for t in kept]
+        tests.append({"name": "Kept by error carried forward", "visibility": "after_published",
+                      "output": "\n".join([*rows, "", RULE])})
     if r.functions:
         rows = [f"{row.function}: {row.max_points:g} points" + (f", lost {row.lost:g}" if row.lost else "")
                 for row in r.functions]
-        if any(t.carried_forward for t in r.tests):
-            rows += ["", RULE]
         tests.append({"name": "By function (points the release gives it; points lost here)",
                       "visibility": "after_published", "output": "\n".join(rows)})
     summary = (f"Hidden tests: {len(r.tests)} tests worth {r.max_score:g} "
@@ -67,6 +83,11 @@ def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
         summary += f" Assignment version {r.version}."
     return {"score": r.score, "output": summary, "visibility": "after_published",
             "stdout_visibility": "hidden", "tests": tests}
+
+
+def _charged(t: TestResult) -> str:
+    """The function a failing test that is not credited is charged to, in a line ("" for none)."""
+    return f"Charged to {t.fault.function}." if t.fault is not None and t.fault.function and not t.credited else ""
 
 
 def check_results_json(data: dict) -> None:

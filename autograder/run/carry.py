@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from autograder.run import messages, protocol, settings
+from autograder.run import messages, protocol, record, settings
 from autograder.run.diagnose.catalogue import _quiet
 from autograder.run.messages import Status
 from autograder.run.protocol import roundtrip
@@ -96,13 +96,17 @@ class Trace:
     def answer(self, name: str, value) -> None:
         self.answers.append((name, value))
 
-    def culprit(self, actual=None) -> str:
-        """The function whose answer ``actual`` is (or is part of), else the one called last."""
+    def holder(self, actual) -> str:
+        """The function whose answer ``actual`` is (or is part of), "" for none."""
         if actual is not None:
             for name, value in reversed(self.answers):
                 if holds(value, actual):
                     return name
-        return self.called[-1] if self.called else ""
+        return ""
+
+    def culprit(self, actual=None) -> str:
+        """The function whose answer ``actual`` is (or is part of), else the one called last."""
+        return self.holder(actual) or (self.called[-1] if self.called else "")
 
 
 def holds(value, actual, depth: int = 0) -> bool:
@@ -118,15 +122,26 @@ def holds(value, actual, depth: int = 0) -> bool:
     return False
 
 
-def culprit_of(exc: BaseException | None, trace: Trace | None, failed_actual, graded) -> str:
-    """The graded function a failed test is charged to: the one whose call raised (where its own
-    code raised, when that is a graded function), else the one whose answer failed the comparison,
-    else the one called last."""
+def clues_of(exc: BaseException | None, trace: Trace | None, failed_actual, graded, owner: str = "") -> record.Clues:
+    """What a failed test showed of whose fault it is (``record.decide`` weighs it): the function
+    whose call raised (where its own code raised, when that is a graded function), else the graded
+    function whose answer failed the comparison, else the graded function called last."""
     if isinstance(exc, StudentError) and exc.function:
         origin = getattr(exc, "origin", "")
-        return origin if origin in graded else exc.function
-    found = trace.culprit(failed_actual) if trace is not None else ""
-    return found if found in graded else ""
+        return record.Clues(owner=owner, raised=origin if origin in graded else exc.function)
+    if trace is None:
+        return record.Clues(owner=owner)
+    holder = trace.holder(failed_actual)
+    if holder:  # the failed value is a function's answer: that one, or none if it is not graded
+        return record.Clues(owner=owner, answered=holder if holder in graded else "")
+    last = trace.called[-1] if trace.called else ""
+    return record.Clues(owner=owner, called=last if last in graded else "")
+
+
+def culprit_of(exc: BaseException | None, trace: Trace | None, failed_actual, graded) -> str:
+    """The graded function a failed test is charged to on what it showed ("" for none): the
+    function ``record.decide`` names from ``clues_of``."""
+    return record.decide(clues_of(exc, trace, failed_actual, graded)).function
 
 
 # -- the re-runs ---------------------------------------------------------------------------------
@@ -239,7 +254,7 @@ class Failure:
     """A failing hidden test, as the carry phase sees it."""
     test: str
     owner: str            # the graded function it counts for (what the release advertises)
-    culprit: str          # the graded function whose answer or exception failed it
+    culprit: str          # the graded function at fault, on what the test showed (``record.decide``)
     points: float
     run: Callable         # the test's body, called with a student proxy
     reaches: frozenset | None = None  # graded functions it can call (None: any)

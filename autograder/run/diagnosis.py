@@ -2,11 +2,12 @@
 
 The diagnosis engine (``autograder.run.diagnose``) finds *what* the answers show: a known mistake
 of the catalogue, or a generic pattern (a constant factor, a transpose, an argument ignored...).
-It returns ``Diagnosis(kind, function, params)`` values; they travel in ``TestResult.diagnoses``
-through the bounded child, the pool, dask and the record file as JSON. Code that needs to know
-what was found reads the kind and the parameters (the cohort's mistake counts read ``hints``, the
-diagnosis benchmark checks each claim from its parameters); only a page, a results file or a
-terminal turns them into sentences, with ``words``.
+It returns ``Diagnosis(kind, function, params)`` values; they travel in a failing test's
+``record.Fault`` (only those about the function at fault) through the bounded child, the pool,
+dask and the record file as JSON. Code that needs to know what was found reads the kind and the
+parameters (the cohort's mistake counts read ``hints``, the diagnosis benchmark checks each claim
+from its parameters); only a page, a results file or a terminal turns them into sentences, with
+``words``.
 
 Parameters hold names of arguments, factors from a fixed list, shapes and parts, never a value
 the reference returned (``autograder.run.diagnose.leaks`` checks the words).
@@ -50,8 +51,11 @@ class Found(str, Enum):
         return self.value
 
 
-@dataclass
+@dataclass(frozen=True)
 class Diagnosis:
+    """What one failing test's answers show of ``function`` (a graded function; "" where it names
+    none: a record written before diagnoses named one). Frozen: a ``record.Fault`` holds only
+    diagnoses of its own function, and one cannot be renamed once in it."""
     kind: Found
     function: str = ""
     params: dict = field(default_factory=dict)

@@ -48,13 +48,16 @@ from autograder.run.notebook import (
 from autograder.run.owners import owners_of
 from autograder.run.paths import REPO
 from autograder.run.record import (
+    EVIDENCE_WORDS,
     STUDENT_ERROR_KINDS,
     Answer,
     Check,
+    Clues,
     FunctionSubtotal,
     GradeReport,
     Kind,
     TestResult,
+    decide,
 )
 from autograder.run.settings import Limits
 from autograder.run.templates import held_template, start_templates, template_lease
@@ -513,6 +516,8 @@ class _Collector:
         self._graded: frozenset[str] = frozenset()
         self._owners: dict[str, tuple[str, float]] = {}
         self._reaches: dict[str, frozenset | None] = {}  # what the student's functions call (her code)
+        # each failing test: what it showed of whose fault it is, and its diagnoses (``_decide``)
+        self._evidence: dict[str, tuple[Clues, tuple[Diagnosis, ...]]] = {}
 
     def pytest_configure(self, config):
         config.pdl_student = self.student
@@ -640,17 +645,21 @@ class _Collector:
             else:
                 exc = call.excinfo.value if call.excinfo else None
                 msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
-                culprit = carry.culprit_of(exc, self._trace, self._failed_actual, self._graded) or owner
+                clues = carry.clues_of(exc, self._trace, self._failed_actual, self._graded, owner)
                 diagnoses, note = self._diagnosis(call.excinfo) if rep.when == "call" else ([], "")
+                self._evidence[item.name] = (clues, tuple(diagnoses))
                 error = exc.kind if isinstance(exc, StudentError) else ""
                 kind = STUDENT_ERROR_KINDS.get(error, Kind.STUDENT_ERROR) if error else Kind.FAIL
                 if rep.when == "call" and not error and statistical(desc):  # a wrong answer, not bad luck
                     msg = f"{msg} {SEEDED}"
+                # the fault as the test alone shows it (what a grader stopped before carrying
+                # forward reports); decided for good once carrying forward is over (``_decide``)
+                fault = decide(clues, (), diagnoses)
                 self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail + note,
-                                               diagnoses, function=owner, charged_to=culprit, kind=kind,
-                                               error=error, shown=self._failed if kind is Kind.FAIL else None))
+                                               function=owner, kind=kind, error=error,
+                                               shown=self._failed if kind is Kind.FAIL else None, fault=fault))
                 if self.carry and rep.when == "call" and owner:
-                    self._failures.append(self._failure(item, exc, owner, culprit, pts))
+                    self._failures.append(self._failure(item, exc, owner, fault.function, pts))
             if self.stream:
                 self.stream({"test": self.results[-1].to_dict()})
 
@@ -667,12 +676,31 @@ class _Collector:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session):
         outcome = yield
-        if outcome.excinfo is None and self.carry and self._failures:
-            self._carry_forward()
+        if outcome.excinfo is None:
+            self._decide(self._carry_forward() if self.carry and self._failures else {})
 
-    def _carry_forward(self) -> None:
-        """After every direct test: credit the failures that follow from a mistake charged
-        elsewhere (``autograder.run.carry``), each decided on fresh copies of the notebook."""
+    def _decide(self, credited: dict[str, list[str]]) -> None:
+        """Each failing test's fault, decided once every direct test has run and carrying forward
+        is over (``record.decide``), from what the test showed and the credits (``credited``:
+        test -> the functions it is credited from); a credited test keeps its points."""
+        for result in self.results:
+            if result.passed or result.name not in self._evidence:
+                continue
+            clues, diagnoses = self._evidence[result.name]
+            fault = decide(clues, credited.get(result.name, ()), diagnoses)
+            if fault == result.fault:
+                continue
+            result.fault = fault
+            if fault.credited:
+                result.points, result.carried_forward = result.max_points, carry.note(fault.carried_from)
+                result.kind = Kind.CARRIED
+            if self.stream:
+                self.stream({"test": result.to_dict()})
+
+    def _carry_forward(self) -> dict[str, list[str]]:
+        """After every direct test: the failures that follow from a mistake charged elsewhere
+        (``autograder.run.carry``), each decided on fresh copies of the notebook: test -> the
+        functions it is credited from."""
         if isinstance(self.student, SandboxStudent):
             self.student.close()  # the direct tests' process ends before any copy starts
         reference = importlib.import_module(f"solutions.{self.assignment}")
@@ -684,16 +712,9 @@ class _Collector:
                     started.append(warm_copies.enter_context(held_template(self.assignment, self.student._isolation)))
                 return carry.rerun(failure, self.student._fresh, reference, substitute, carry.TEST_LIMIT_S)
             try:
-                credited = carry.decide(self._failures, evaluate)
+                return carry.decide(self._failures, evaluate)
             except Exception:  # noqa: BLE001 - a credit that cannot be established is not given
-                credited = {}
-        for result in self.results:
-            names = credited.get(result.name)
-            if names and not result.passed:
-                result.points, result.carried_forward, result.carried_from = result.max_points, carry.note(names), names
-                result.charged_to, result.kind = "", Kind.CARRIED
-                if self.stream:
-                    self.stream({"test": result.to_dict()})
+                return {}
 
 
 def run_hidden_tests(assignment: str, student, diagnose: bool | None = None, plugins=(),
@@ -892,14 +913,14 @@ def _grade(submission, assignment: str, *, timeout: float, call_timeout: float, 
 def function_subtotals(tests) -> list[FunctionSubtotal]:
     """Per graded function: the points the release advertises for it (its tests' points) and the
     points lost in this grade that are charged to it (a failing test counts against the function
-    whose answer or exception failed it, which is not always the one it counts for)."""
+    at fault, ``TestResult.fault``, which is not always the one it counts for)."""
     table: dict[str, FunctionSubtotal] = {}
     for t in tests:
         if t.function:
             table.setdefault(t.function, FunctionSubtotal(t.function)).max_points += t.max_points
     for t in tests:
         lost = t.max_points - t.points
-        who = t.charged_to or t.function
+        who = t.fault.function if t.fault is not None else ""
         if lost > 0 and who:
             table.setdefault(who, FunctionSubtotal(who)).lost += lost
     return list(table.values())
@@ -955,6 +976,8 @@ def format_report(report: GradeReport) -> str:
                 lines.append(f"        {t.values}")
             if t.carried_forward:
                 lines.append(f"        {t.carried_forward}")
+            if t.fault is not None and t.fault.function:
+                lines.append(f"        at fault: {t.fault.function} ({EVIDENCE_WORDS[t.fault.evidence]})")
             if t.diagnosis:
                 lines.append(f"        hint: {t.diagnosis}")
     if any(t.carried_forward for t in report.tests):

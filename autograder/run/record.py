@@ -3,7 +3,10 @@ cohort's ``Record`` (the report with who submitted it) and ``CohortSummary``. Th
 boundary (the bounded child, the pool, a dask worker) and the record file as JSON, and nowhere
 else: ``to_dict`` / ``from_dict`` are the only conversions.
 
-A test's outcome is a ``Kind``, never a message to be parsed back.
+A test's outcome is a ``Kind``, never a message to be parsed back. A failing test's ``Fault`` is
+the one decision of which graded function is at fault and on what evidence (``decide``): points
+charged to functions, error carried forward, the diagnoses a student reads, the pages, Gradescope's
+results and ``pdl grade``'s table all read it, none decides it again.
 """
 
 from __future__ import annotations
@@ -11,11 +14,12 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 
-from autograder.run.diagnosis import Diagnosis, from_old_text, hints_of, words
+from autograder.run.diagnosis import Diagnosis, from_old_text, hints_of, sentence, words
 from autograder.run.shown import Shown
 
 
@@ -61,6 +65,152 @@ def _old_kind(data: dict) -> tuple[Kind, str]:
     return STUDENT_ERROR_KINDS.get(error, Kind.STUDENT_ERROR) if error else Kind.FAIL, error
 
 
+# -- the fault: which graded function a failing test is charged to, and why ---------------------
+class Evidence(str, Enum):
+    """What shows that a function is at fault for a failing test (``decide``: the strongest first)."""
+    CARRIED = "carried"  # the test passes when re-run with the root functions answered by the reference
+    RAISED = "raised"    # its call raised (in its own code, where that is a graded function)
+    ANSWER = "answer"    # its answer failed the comparison
+    CALLED = "called"    # nothing closer: the graded function the test called last
+    OWNER = "owner"      # nothing better: the function the test counts for
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# What each evidence says, in the words of the TA's table (`pdl grade`).
+EVIDENCE_WORDS = {
+    Evidence.CARRIED: "error carried forward: the test passes with it answered by a correct version",
+    Evidence.RAISED: "its call raised an error",
+    Evidence.ANSWER: "its answer failed the comparison",
+    Evidence.CALLED: "the function the test called last",
+    Evidence.OWNER: "the function the test counts for",
+}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Which graded function a failing test is charged to (``function``; "" where no function is
+    known), on what evidence, and what the answers show of that function (``diagnoses``).
+
+    Only a diagnosis about ``function`` (or one that names no function: a record written before
+    diagnoses named one) can be in it: the constructor refuses any other, so a test cannot be
+    charged to one function while its feedback blames another. A credited test (``CARRIED``) is
+    charged to a root function it is credited from (``carried_from``: all of them), never to the
+    function it counts for."""
+    function: str
+    evidence: Evidence
+    carried_from: tuple[str, ...] = ()
+    diagnoses: tuple[Diagnosis, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "evidence", Evidence(self.evidence))
+        object.__setattr__(self, "carried_from", tuple(str(n) for n in self.carried_from))
+        object.__setattr__(self, "diagnoses", tuple(self.diagnoses))
+        if self.evidence is Evidence.CARRIED:
+            # a record written before credits named their functions may know none of them
+            if self.function not in self.carried_from and (self.function or self.carried_from):
+                raise ValueError(f"a credited test is charged to a function it is credited from, not "
+                                 f"{self.function!r} (credited from {list(self.carried_from)})")
+        elif self.carried_from:
+            raise ValueError(f"only a credited test is credited from other functions ({self.evidence})")
+        for d in self.diagnoses:
+            if not isinstance(d, Diagnosis):
+                raise TypeError(f"a fault holds diagnoses, not {type(d).__name__}")
+            if not self.admits(d):
+                raise ValueError(f"a diagnosis of {d.function!r} cannot explain a fault of {self.function!r}")
+
+    def admits(self, d: Diagnosis) -> bool:
+        """Whether ``d`` may be told for this fault: it is about ``function`` (or names none)."""
+        return d.function in ("", self.function)
+
+    @property
+    def credited(self) -> bool:
+        return self.evidence is Evidence.CARRIED
+
+    @property
+    def roots(self) -> list[str]:
+        """A credited test's functions it follows from, the one it is charged to first."""
+        return list(dict.fromkeys([self.function, *self.carried_from] if self.function else self.carried_from))
+
+    def to_dict(self) -> dict:
+        return {"function": self.function, "evidence": self.evidence.value, "carried_from": list(self.carried_from),
+                "diagnoses": [d.to_dict() for d in self.diagnoses]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Fault:
+        return cls(str(data.get("function") or ""), Evidence(data.get("evidence") or Evidence.OWNER),
+                   tuple(data.get("carried_from") or ()),
+                   tuple(Diagnosis.from_dict(d) for d in data.get("diagnoses") or ()))
+
+
+@dataclass(frozen=True)
+class Clues:
+    """What a failing test showed, while it ran, of which graded function failed it: the
+    function it counts for (``owner``), the one whose call raised (``raised``: where its own code
+    raised, when that is a graded function), the one whose answer failed the comparison
+    (``answered``), the graded function it called last (``called``); "" for none."""
+    owner: str = ""
+    raised: str = ""
+    answered: str = ""
+    called: str = ""
+
+
+def decide(clues: Clues, carried_from: Sequence[str] = (), diagnoses: Iterable[Diagnosis] = ()) -> Fault:
+    """The fault of a failing test, the one decision every reader reads. Precedence:
+
+    1. ``CARRIED``: the test is credited (``carried_from``, by ``carry.decide``): it is charged to
+       the function the evidence below names, where that is one it is credited from, else to the
+       first of them;
+    2. ``RAISED``: the function whose call raised;
+    3. ``ANSWER``: the function whose answer failed the comparison;
+    4. ``CALLED``: the graded function the test called last;
+    5. ``OWNER``: the function the test counts for.
+
+    Of ``diagnoses`` (what the answers of the test show, ``run/diagnose``) the fault keeps those
+    about the function it is charged to (``Fault.admits``); a diagnosis of another function (a
+    credited test's own function included) is not told."""
+    if clues.raised:
+        function, evidence = clues.raised, Evidence.RAISED
+    elif clues.answered:
+        function, evidence = clues.answered, Evidence.ANSWER
+    elif clues.called:
+        function, evidence = clues.called, Evidence.CALLED
+    else:
+        function, evidence = clues.owner, Evidence.OWNER
+    names = tuple(dict.fromkeys(str(n) for n in carried_from))
+    if names:
+        function, evidence = (function if function in names else names[0]), Evidence.CARRIED
+    probe = Fault(function, evidence, names)
+    return Fault(function, evidence, names, tuple(d for d in diagnoses if probe.admits(d)))
+
+
+# A credit's note as records of every version wrote it (``carry.NOTE``): its functions, for a
+# record written before credits named them apart (read there only).
+_OLD_NOTE = re.compile(r"because of your (.+?), which lost points")
+
+
+def _old_fault(data: dict, kind: Kind, diagnoses: list[Diagnosis]) -> Fault:
+    """The fault of a failing test in a record written before faults (``charged_to``,
+    ``carried_from``, ``diagnoses``): a credit is charged to the function it follows from; another
+    failure to ``charged_to`` (its call raised, for a student error; else its answer failed), or to
+    the function it counts for where the record names none. Diagnoses of another function are
+    not told (the disagreement a fault rules out)."""
+    owner, charged = str(data.get("function") or ""), str(data.get("charged_to") or "")
+    if kind is Kind.CARRIED:
+        names = [str(n) for n in data.get("carried_from") or []]
+        if not names and (m := _OLD_NOTE.search(str(data.get("carried_forward") or ""))):
+            names = m.group(1).split(", ")
+        if not names:  # nothing says which: charged to no function
+            return Fault("", Evidence.CARRIED, (), tuple(d for d in diagnoses if not d.function))
+        return decide(Clues(owner=owner), names, diagnoses)
+    if not charged:
+        return decide(Clues(owner=owner), (), diagnoses)
+    student_error = kind in (Kind.STUDENT_ERROR, *TROUBLE) and kind is not Kind.NOT_GRADED
+    return decide(Clues(owner=owner, raised=charged if student_error else "",
+                        answered="" if student_error else charged), (), diagnoses)
+
+
 @functools.cache
 def _names(cls) -> frozenset[str]:
     return frozenset(f.name for f in fields(cls))
@@ -81,16 +231,22 @@ class TestResult:
     passed: bool
     message: str
     detail: str = ""
-    diagnoses: list[Diagnosis] = field(default_factory=list)  # failing tests: what the answers show (run/diagnose)
     carried_forward: str = ""  # failing tests credited: the note naming what the error follows from
     function: str = ""  # the graded function the test counts for (its points are advertised under it)
-    charged_to: str = ""  # a failing test not credited: the function whose answer or exception failed it
-    carried_from: list = field(default_factory=list)  # a credited test: the functions it follows from
     kind: Kind = Kind.FAIL
     error: str = ""  # a student error: the kind the grader gave it (``testing.StudentError.kind``)
     # a wrong answer: her value, its call, the expected value (run/shown.py); secret until grades
     # are published, so read only where a student reads after publication
     shown: Shown | None = None
+    # a failing test: the function at fault, why, and its diagnoses (``decide``); None for a test
+    # passed. A failing test built without one is charged to the function it counts for.
+    fault: Fault | None = None
+
+    def __post_init__(self):
+        if self.passed and self.fault is not None:
+            raise ValueError(f"{self.name} passed: no function is at fault")
+        if not self.passed and self.fault is None:
+            self.fault = decide(Clues(owner=self.function))
 
     @property
     def troubled(self) -> bool:
@@ -108,6 +264,27 @@ class TestResult:
         return self.error in ("not_implemented", "missing")
 
     @property
+    def credited(self) -> bool:
+        """Failed, and keeps its points: the error carried forward (its fault says from where)."""
+        return self.fault is not None and self.fault.credited
+
+    # -- views of the fault (read-only: the fault is the one decision) --------------------------
+    @property
+    def diagnoses(self) -> list[Diagnosis]:
+        """What the answers show of the function at fault (``Fault.diagnoses``)."""
+        return list(self.fault.diagnoses) if self.fault is not None else []
+
+    @property
+    def charged_to(self) -> str:
+        """A failing test not credited: the function at fault ("" for a test passed or credited)."""
+        return self.fault.function if self.fault is not None and not self.fault.credited else ""
+
+    @property
+    def carried_from(self) -> list[str]:
+        """A credited test: the functions it follows from."""
+        return list(self.fault.carried_from) if self.fault is not None else []
+
+    @property
     def diagnosis(self) -> str:
         """The diagnoses in the words a student reads ("" for none)."""
         return words(self.diagnoses)
@@ -123,19 +300,71 @@ class TestResult:
         return hints_of(self.diagnoses)
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "kind": self.kind.value, "diagnoses": [d.to_dict() for d in self.diagnoses],
-                "shown": self.shown.to_dict() if self.shown is not None else None}
+        """Its JSON: ``fault`` (what ``from_dict`` reads), and for older readers and the TA's
+        scripts the keys records wrote before faults, derived from it: ``charged_to``,
+        ``carried_from``, ``diagnoses``."""
+        data = {k: v for k, v in asdict(self).items() if k != "fault"}
+        return {**data, "kind": self.kind.value, "shown": self.shown.to_dict() if self.shown is not None else None,
+                "fault": self.fault.to_dict() if self.fault is not None else None,
+                "charged_to": self.charged_to, "carried_from": self.carried_from,
+                "diagnoses": [d.to_dict() for d in self.diagnoses]}
 
     @classmethod
     def from_dict(cls, data: dict) -> TestResult:
-        old_text = data.get("diagnosis")
+        raw = data
         data = _known(cls, data)
         if data.get("kind") is None:  # a record written before kinds: what its flags and message say
             data["kind"], data["error"] = _old_kind(data)
-        diagnoses = ([Diagnosis.from_dict(d) for d in data["diagnoses"]] if data.get("diagnoses") is not None
-                     else from_old_text(str(old_text or "")))  # a record written when they were sentences
-        return cls(**{**data, "kind": Kind(data["kind"]), "carried_from": list(data.get("carried_from") or []),
-                      "diagnoses": diagnoses, "shown": Shown.from_dict(data.get("shown"))})
+        kind = Kind(data["kind"])
+        fault = None
+        if data.get("passed"):
+            pass
+        elif raw.get("fault") is not None:
+            fault = Fault.from_dict(raw["fault"])
+        else:  # a record written before faults: its charged_to, carried_from and diagnoses
+            diagnoses = ([Diagnosis.from_dict(d) for d in raw["diagnoses"]] if raw.get("diagnoses") is not None
+                         else from_old_text(str(raw.get("diagnosis") or "")))  # or before they were data
+            fault = _old_fault(raw, kind, diagnoses)
+        return cls(**{**data, "kind": kind, "shown": Shown.from_dict(data.get("shown")), "fault": fault})
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One function at fault in a grade: its failing tests not credited and the points they lost,
+    and the diagnoses of its faults (credited tests' included) for the words."""
+    function: str
+    tests: tuple[TestResult, ...]
+    diagnoses: tuple[Diagnosis, ...] = ()
+
+    @property
+    def lost(self) -> float:
+        return sum(t.max_points - t.points for t in self.tests)
+
+    def words(self, tell: bool = True) -> list[str]:
+        """Its diagnoses' sentences, each once, in order (``tell``: as ``TestResult.hint``)."""
+        return list(dict.fromkeys(s for d in self.diagnoses if (s := sentence(d, tell))))
+
+
+def at_fault(tests) -> list[Charge]:
+    """Each function at fault once (``Fault.function``), in the order its first failing test ran,
+    with its failing tests that are not credited. A notebook that could not be read is no
+    function's fault: its tests are left out (the grader's note says why), unless a diagnosis
+    says more. Tests charged to no function (a record that does not say which one a test counts
+    for) make one entry, ``""``, where their diagnoses say something."""
+    tests = list(tests or [])
+    charges: dict[str, list[TestResult]] = {}
+    for t in tests:
+        if t.fault is not None and not t.fault.credited and (t.error != "invalid_notebook" or t.fault.diagnoses):
+            charges.setdefault(t.fault.function, []).append(t)
+    out = [Charge(name, tuple(ts), tuple(d for t in tests if t.fault is not None and t.fault.function == name
+                                         for d in t.fault.diagnoses))
+           for name, ts in charges.items()]
+    return [c for c in out if c.function or c.diagnoses]
+
+
+def credited(tests) -> list[TestResult]:
+    """The tests kept by error carried forward, in order."""
+    return [t for t in tests or [] if t.credited]
 
 
 @dataclass
