@@ -175,8 +175,8 @@ def read_gradebook_scores(assignment: str, db_url: str) -> dict:
         SubmittedAssignment,
         SubmittedNotebook,
     )
-    from sqlalchemy import select
-    from sqlalchemy.orm import with_polymorphic
+    from sqlalchemy import select  # heavy (SQLAlchemy, nbgrader's): only with a gradebook
+    from sqlalchemy.orm import with_polymorphic  # heavy, as above
 
     db = sqlite_file(db_url)
     if db is not None and not db.exists():

@@ -218,8 +218,8 @@ def _write_in_bulk(db, aid: str, records: list[Record], hand, deadline, progress
         SubmittedAssignment,
         SubmittedNotebook,
     )
-    from sqlalchemy import select
-    from sqlalchemy.orm import with_polymorphic
+    from sqlalchemy import select  # heavy (SQLAlchemy, nbgrader's): only with a gradebook
+    from sqlalchemy.orm import with_polymorphic  # heavy, as above
 
     assignment = db.query(Assignment).filter(Assignment.name == aid).one()
     if deadline is not None:

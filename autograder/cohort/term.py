@@ -177,7 +177,7 @@ def grade_term(submissions, assignment: str, out=None, *, roster=None, csv=None,
             try:
                 say(f"recording {len(records)} submissions in nbgrader's gradebook ({db}) ...")
                 start = time.monotonic()
-                record_in_gradebook(summary, db, hand, log=say)
+                record_in_gradebook(summary, db, hand, log=say, progress=progress)
                 remember_gradebook(out, assignment, db)
                 say(f"gradebook written in {time.monotonic() - start:.1f} s")
             except Exception as exc:  # noqa: BLE001 - the grades are safe on disk; say so and go on

@@ -26,19 +26,24 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 import io
 import json
+import linecache
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from autograder.course.checks import CHECK_HELPER
 from autograder.course.generate import params_code
 from autograder.course.source import all_assignments, load
 from autograder.run.paths import REPO
@@ -399,14 +404,8 @@ def _run_claims(assignment: str) -> list[dict]:
     settings and this year's ``PARAMS``), ``np``, ``source`` (the parsed source), ``questions``
     (its written questions) and ``question`` (the one the claim follows, or None): for each, where
     it is, what it claims, whether it holds, and if not what failed, in the public checks' words."""
-    import importlib  # noqa: PLC0415 - the child process only
-    import linecache  # noqa: PLC0415
-    import time  # noqa: PLC0415
-    import types  # noqa: PLC0415
-
     import matplotlib  # noqa: PLC0415 - heavy; a claim may use the reference's plotting code
     matplotlib.use("Agg")
-    from autograder.course.checks import CHECK_HELPER  # noqa: PLC0415
 
     helper: dict = {}
     exec(CHECK_HELPER, helper)  # noqa: S102 - the course's own helper: a failed claim says what it compared

@@ -42,6 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import course_config
+from autograder.course.generate import module_text, year_rng
+from autograder.course.inprocess import score_code
 from autograder.course.source import CLAIM_ROLE, Source, all_assignments, load
 
 # where a parameter can appear, in the order printed
@@ -310,8 +313,6 @@ def _statements(src: Source, roles) -> list:
 
 def _param_values(src: Source) -> dict:
     """This year's parameters (the params cell run on the year's generator), or {} without one."""
-    from autograder.course.generate import year_rng
-
     cells = [c for c in src.cells if c.role == "params"]
     if not cells:
         return {}
@@ -532,9 +533,6 @@ def last_years_reference_score(assignment: str, year: int | None = None) -> tupl
     """(score, max score) of the reference rendered for ``year`` (default: last year), with that
     year's ``PARAMS``, against this year's hidden tests, in-process: what a correct notebook of
     that year scores now. Writes nothing; measures what ``what_a_new_year_changes`` reads."""
-    import course_config
-    from autograder.course.generate import module_text
-    from autograder.course.inprocess import score_code
 
     src = load(assignment)
     this = course_config.YEAR
