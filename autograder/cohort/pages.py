@@ -199,7 +199,7 @@ def test_messages(rec: Record) -> list[tuple[TestResult, str]]:
         if t.error == "invalid_notebook":  # every test: the reason is the note's
             out.append((t, "the notebook could not be read: see the note below"))
             continue
-        msg = str(t.message)
+        msg = str(t.told_message(settings.current().published))  # before publication: no hidden input
         for note in notes:
             if note in msg:
                 msg = msg.replace(note, "see the note below")

@@ -31,7 +31,7 @@ import numpy as np
 from autograder.course.inprocess import grade_code
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue, leaving_out
 from autograder.run.diagnose.compare import DEFAULT_ATOL, DEFAULT_RTOL, _leaves, close, tolerance
-from autograder.run.diagnose.generic import _FACTORS, _same, bessel_factor, repeated_slices
+from autograder.run.diagnose.generic import _FACTORS, _same, bessel_factor, repeated_slices, repeated_steps
 from autograder.run.diagnose.mutants import mutants
 from autograder.run.diagnosis import Diagnosis, Found, hints_of, sentence
 from autograder.run.mistakes import read_mistakes
@@ -293,7 +293,8 @@ def claim_holds(d: Diagnosis, calls: list[Call], reference, rtol: float = DEFAUL
                 return False
         return True
     if kind is Found.SAME_DRAWS:
-        return all(any(a is not None and repeated_slices(a, x) for _, a, x in _leaves(c.value, e)) for c, e in wrong)
+        seen = repeated_steps if q.get("how") == "steps" else repeated_slices
+        return all(any(a is not None and seen(a, x) for _, a, x in _leaves(c.value, e)) for c, e in wrong)
     if kind is Found.UPSTREAM:
         # the functions named are used by f (in the reference, or in the student's code: ``yours``,
         # read from it where the claim is made) and, where this test called them, answered wrongly
@@ -312,7 +313,7 @@ def claim_holds(d: Diagnosis, calls: list[Call], reference, rtol: float = DEFAUL
     if kind is Found.NONFINITE:
         if not any(_nonfinite(c.value, e) for c, e in wrong):
             return False
-        if p is None:
+        if p is None or q.get("branch"):  # a branch's region is where its nan or inf are, by construction
             return True
     good, off = [], []
     for c, e in mine:

@@ -50,7 +50,8 @@ def results(report: GradeReport | dict, resubmissions: int = 0) -> dict:
         tests.append({"name": "Notes from the grader (while grading)", "visibility": "after_published",
                       "output": "\n".join(later)})
     for t in r.tests:
-        output = "\n".join(x for x in (t.message, t.values, t.carried_forward, _charged(t), t.hint(tell)) if x)
+        told = t.told_message(published=True)
+        output = "\n".join(x for x in (told, t.values, t.carried_forward, _charged(t), t.hint(tell)) if x)
         tests.append({"name": t.name, "score": t.points, "max_score": t.max_points,  # words, at the edge
                       "status": "passed" if t.passed else "failed",
                       "output": output, "visibility": "after_published"})

@@ -113,6 +113,15 @@ SYMPTOMS = {  # how a known mistake's answers differ from the expected ones, in 
 }
 
 
+_REGIONS = {  # where a branch answers nan or inf (``NONFINITE`` with ``branch``), in words without inputs
+    "value": "where {p} = {values}",
+    "largest": "for the largest values of {p} in this test",
+    "smallest": "for the smallest values of {p} in this test",
+    "positive": "where {p} is positive",
+    "negative": "where {p} is negative",
+}
+
+
 def tells(mode: str, *, published: bool, resubmissions: int = 0) -> bool:
     """Whether a student reads a known mistake's rule text (its catalogued hint), or only its
     lead (the place and the symptom): the one place that decides (``course_config.HINTS``,
@@ -167,9 +176,16 @@ def sentence(d: Diagnosis, tell: bool = True) -> str:
     if k is Found.SHAPE:
         return f"{f} returns an array of shape {tuple(q['got'])} where shape {tuple(q['want'])} is expected."
     if k is Found.NONFINITE:
-        where = f" for large {named(q['p'])}" if q.get("p") else ""
-        if q.get("branch"):  # not at a limit point: no arithmetic advice
-            return (f"{f} returns nan or inf{where} on some inputs of this test where finite values are "
+        where = f" for large {named(q['p'])}" if q.get("p") and not q.get("branch") else ""
+        if q.get("branch"):  # not at a limit point: no arithmetic advice, the region it answers in
+            region = _REGIONS.get(str(q.get("region")), "")
+            if region and q.get("p"):
+                values = " or ".join(f"{v:g}" for v in q.get("values") or [])
+                at = region.format(p=named(q["p"]), values=values)
+                return (f"{f} returns nan or inf {at}, where finite values are expected (the expected "
+                        "values are ordinary numbers there, not a limit): check which case or branch of "
+                        "your code these inputs reach and what it returns.")
+            return (f"{f} returns nan or inf on some inputs of this test where finite values are "
                     "expected: check which case of your code these inputs reach.")
         return (f"{f} returns nan or inf{where} where finite values are expected: look for 0 log 0, "
                 "0/0, the log of 0 or an exp that overflows, and use the limiting value there.")
@@ -236,6 +252,10 @@ def sentence(d: Diagnosis, tell: bool = True) -> str:
         return (f"{f} is off by a factor {ratio} on every input of this test, with M = {m}: check the "
                 "normalization of your sample statistic (divide by M - 1 for an unbiased estimate, "
                 "count M(M-1) distinct pairs, not M²).")
+    if k is Found.SAME_DRAWS and q.get("how") == "steps":
+        return (f"{f}: the random draws repeat from step to step (every step's increment is a multiple "
+                "of the same vector, where fresh draws give independent increments): a generator "
+                "re-created with the same seed inside the loop? Create it once, before the loop.")
     if k is Found.SAME_DRAWS:
         return (f"{f} returns the same sample again and again (identical along one axis) where independent "
                 "random samples are expected: check that every sample gets fresh random draws (the random "

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import course_config
-from autograder.run import carry, diagnose, messages, packages, protocol, refmemo, shown
+from autograder.run import carry, diagnose, messages, packages, protocol, redact, refmemo, shown
 from autograder.run.bounded import run_bounded
 from autograder.run.channel import Worker, WorkerDied, WorkerTimeout
 from autograder.run.diagnose import enabled
@@ -646,6 +646,7 @@ class _Collector:
                 exc = call.excinfo.value if call.excinfo else None
                 msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
                 clues = carry.clues_of(exc, self._trace, self._failed_actual, self._graded, owner)
+                secrets = redact.secrets_of(self.ledger, self._failed)  # before the diagnosis clears the ledger
                 diagnoses, note = self._diagnosis(call.excinfo) if rep.when == "call" else ([], "")
                 self._evidence[item.name] = (clues, tuple(diagnoses))
                 error = exc.kind if isinstance(exc, StudentError) else ""
@@ -657,7 +658,8 @@ class _Collector:
                 fault = decide(clues, (), diagnoses)
                 self.results.append(TestResult(item.name, 0.0, pts, False, f"{desc}: {msg}", detail + note,
                                                function=owner, kind=kind, error=error,
-                                               shown=self._failed if kind is Kind.FAIL else None, fault=fault))
+                                               shown=self._failed if kind is Kind.FAIL else None, fault=fault,
+                                               secrets=secrets))
                 if self.carry and rep.when == "call" and owner:
                     self._failures.append(self._failure(item, exc, owner, fault.function, pts))
             if self.stream:

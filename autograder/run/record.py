@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 
-from autograder.run.diagnosis import Diagnosis, from_old_text, hints_of, sentence, words
+from autograder.run import redact
+from autograder.run.diagnosis import Diagnosis, Found, from_old_text, hints_of, sentence, words
 from autograder.run.shown import Shown
 
 
@@ -185,6 +186,11 @@ def decide(clues: Clues, carried_from: Sequence[str] = (), diagnoses: Iterable[D
     return Fault(function, evidence, names, tuple(d for d in diagnoses if probe.admits(d)))
 
 
+# A test's own parenthetical advice about a step, "(check the drift step)": not told where her
+# answers show the random draws repeating (the stream, not the step, is the cause)
+STEP_ADVICE = re.compile(r"\s*\((?:check|look at)\b[^()]*\bstep\b[^()]*\)", re.IGNORECASE)
+
+
 # A credit's note as records of every version wrote it (``carry.NOTE``): its functions, for a
 # record written before credits named them apart (read there only).
 _OLD_NOTE = re.compile(r"because of your (.+?), which lost points")
@@ -241,6 +247,9 @@ class TestResult:
     # a failing test: the function at fault, why, and its diagnoses (``decide``); None for a test
     # passed. A failing test built without one is charged to the function it counts for.
     fault: Fault | None = None
+    # a failing test: the numbers it may not show before publication, its hidden inputs and the
+    # expected value's (``redact.secrets_of``); None where none were kept (a record written before)
+    secrets: list[float] | None = None
 
     def __post_init__(self):
         if self.passed and self.fault is not None:
@@ -258,6 +267,34 @@ class TestResult:
         """A wrong answer's values in words (``Shown.text``), "" for a test passed or credited: the
         one rule every view applies; read only after publication (the views decide when)."""
         return self.shown.text() if self.shown is not None and not self.passed and not self.carried_forward else ""
+
+    def told_message(self, published: bool) -> str:
+        """The message as a student reads it: after publication (``published``) as the test wrote
+        it; before, with every hidden input and reference value taken out, a call that showed one
+        named by its role (``redact.redact``; a record that kept no secrets loses every number
+        written as an argument). Where her answers show the random draws repeating, the test's
+        parenthetical advice about a step ("(check the drift step)") is dropped: the diagnosis
+        names the stream. The one rule every view applies."""
+        msg = self.message
+        if any(d.kind is Found.SAME_DRAWS for d in self.diagnoses):
+            msg = STEP_ADVICE.sub("", msg)
+        if published or self.passed:
+            return msg
+        return redact.redact(msg, self.secrets or (), loose=self.secrets is None)
+
+    @property
+    def message_before_publication(self) -> str:
+        """What a student reads of the message before grades are published (``told_message``)."""
+        return self.told_message(published=False)
+
+    @property
+    def lead(self) -> str:
+        """A failing test with no diagnosis: where her answer is off at the comparison that failed
+        (``Shown.lead``: the item, the entry, the sign, the order of magnitude, the shape; no value),
+        with its hidden inputs and reference values taken out. "" otherwise."""
+        if self.passed or self.carried_forward or self.diagnoses or self.shown is None or not self.shown.lead:
+            return ""
+        return redact.redact(self.shown.lead, self.secrets or ())
 
     @property
     def not_implemented(self) -> bool:
@@ -291,8 +328,9 @@ class TestResult:
 
     def hint(self, tell: bool) -> str:
         """The diagnoses in the words a student reads where a known mistake is told (its rule
-        text) or only led to (``tell``; decided by ``diagnosis.tells``)."""
-        return words(self.diagnoses, tell)
+        text) or only led to (``tell``; decided by ``diagnosis.tells``); without a diagnosis, where
+        her answer is off (``lead``)."""
+        return words(self.diagnoses, tell) or self.lead
 
     @property
     def named_hints(self) -> list[str]:
@@ -341,8 +379,10 @@ class Charge:
         return sum(t.max_points - t.points for t in self.tests)
 
     def words(self, tell: bool = True) -> list[str]:
-        """Its diagnoses' sentences, each once, in order (``tell``: as ``TestResult.hint``)."""
-        return list(dict.fromkeys(s for d in self.diagnoses if (s := sentence(d, tell))))
+        """Its diagnoses' sentences, each once, in order (``tell``: as ``TestResult.hint``), then
+        for its tests without a diagnosis where the answer is off (``TestResult.lead``)."""
+        said = [s for d in self.diagnoses if (s := sentence(d, tell))]
+        return list(dict.fromkeys(said + [t.lead for t in self.tests if t.lead]))
 
 
 def at_fault(tests) -> list[Charge]:

@@ -9,7 +9,7 @@ the test (``TestResult.shown``) and read only where hidden results are read afte
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -25,6 +25,12 @@ class Shown:
     call: str = ""   # "ising_action(0.3, beta=1.5)"; "" where the test computed the value from her answers
     item: str = ""   # a sequence: the first item off ("[1]"), as the comparison goes item by item
     where: str = ""  # arrays: the entry most off ("most off at [2, 1]: yours ..., expected ...; 4 of 15 entries off")
+    # where her answer is off, in words with no value of hers, the reference's or an input (``lead_of``):
+    # what a failing test without a diagnosis says before publication (``TestResult.lead``)
+    lead: str = field(default="", compare=False)
+    # numbers of the expected value (some): a test message that shows one is redacted before
+    # publication (``autograder.run.redact``)
+    reference: tuple = field(default=(), compare=False)
 
     def text(self) -> str:
         """One sentence: what her call returned and what was expected."""
@@ -34,13 +40,20 @@ class Shown:
         return f"{head}; expected {self.expected}" + (f" ({self.where})" if self.where else "") + "."
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "reference": [float(v) for v in self.reference]}
 
     @classmethod
     def from_dict(cls, data) -> Shown | None:
         if not isinstance(data, dict):
             return None
-        return cls(**{k: str(data.get(k) or "") for k in ("yours", "expected", "call", "item", "where")})
+        numbers = []
+        for v in data.get("reference") or ():
+            try:
+                numbers.append(float(v))
+            except (TypeError, ValueError):
+                continue
+        return cls(**{k: str(data.get(k) or "") for k in ("yours", "expected", "call", "item", "where", "lead")},
+                   reference=tuple(numbers))
 
 
 def _cut(text: str, limit: int = MAX_TEXT) -> str:
@@ -118,10 +131,105 @@ def _first_off(actual, expected, rtol: float, atol: float, path: str = "", depth
     return path, actual, expected
 
 
+MAX_REFERENCE = 256  # numbers of the expected value kept for redaction
+
+
+def numbers(value, limit: int) -> tuple:
+    """Up to ``limit`` finite numbers of a (nested) value, single numbers first."""
+    scalars: list[float] = []
+    entries: list[float] = []
+    stack = [value]
+    while stack and len(scalars) < limit:
+        x = stack.pop()
+        if isinstance(x, dict):
+            stack += list(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack += list(x)
+        elif isinstance(x, (bool, np.bool_, str, bytes)) or x is None:
+            continue
+        else:
+            try:
+                arr = np.asarray(x)
+            except (TypeError, ValueError):
+                continue
+            if arr.dtype.kind not in "iuf":
+                continue
+            flat = arr.ravel()[:limit].astype(float)
+            flat = flat[np.isfinite(flat)]
+            (scalars if arr.ndim == 0 else entries).extend(flat.tolist())
+    return tuple((scalars + entries)[:limit])
+
+
+def _magnitude(a: np.ndarray, e: np.ndarray) -> str:
+    """How the off entries of ``a`` differ from those of ``e`` in sign or size ("" where mixed)."""
+    if not a.size:
+        return ""
+    if np.all(a * e < 0):
+        return "of the wrong sign"
+    with np.errstate(all="ignore"):
+        ratio = np.abs(a) / np.abs(e)
+    ratio = ratio[np.isfinite(ratio) & (ratio > 0)]
+    if ratio.size == a.size and (np.all(ratio > 1) or np.all(ratio < 1)):
+        orders = int(round(float(np.median(np.log10(ratio)))))
+        big = bool(np.all(ratio > 1))
+        if abs(orders) >= 2:
+            return f"too {'large' if big else 'small'} in magnitude, by about {abs(orders)} orders of magnitude"
+        if abs(orders) == 1:
+            return f"too {'large' if big else 'small'} in magnitude, by about an order of magnitude"
+        return f"too {'large' if big else 'small'} in magnitude"
+    return ""
+
+
+def lead_of(name: str, path: str, actual, expected, rtol: float, atol: float) -> str:
+    """Where a failed comparison's answer is off, in words a student may read before publication:
+    the function whose answer it is (its name, not its call), the tuple item, the entry most off
+    (its index, not its value) and how many are, nan or inf, the sign, the order of magnitude,
+    the shape. No value of hers, of the reference or of an input."""
+    subject = f"your `{name}`'s answer" if name else "the value the test computed from your answers"
+    if path:
+        subject = f"item {path} of {subject}"
+    try:
+        a = np.asarray(actual, dtype=float)
+        e = np.asarray(expected, dtype=float)
+    except (TypeError, ValueError):
+        return f"Where it is off: {subject} is not of the expected kind (numbers where numbers are expected)."
+    if a.shape != e.shape and not (a.size == e.size == 1):
+        return f"Where it is off: {subject} has shape {a.shape}, not the expected shape."
+    a, e = a.reshape(e.shape), e
+    with np.errstate(all="ignore"):
+        nonfinite = ~np.isfinite(a) & np.isfinite(e)
+        off = np.where(np.isfinite(a) & np.isfinite(e), np.abs(a - e) > atol + rtol * np.abs(e),
+                       ~((a == e) | (np.isnan(a) & np.isnan(e))))
+    parts = []
+    if e.ndim >= 1 and e.size > 1 and np.any(off):
+        with np.errstate(all="ignore"):
+            score = np.where(nonfinite, np.inf, np.abs(a - e) / np.maximum(atol + rtol * np.abs(e), 1e-300))
+        score = np.where(off, np.nan_to_num(score, nan=0.0, posinf=np.inf), -1.0)
+        k = np.unravel_index(int(np.argmax(score)), e.shape)
+        at = ", ".join(map(str, k))
+        parts.append(f"off at {int(np.sum(off))} of its {e.size} entries, most at [{at}]")
+    if np.any(nonfinite):
+        parts.append("nan or inf where a finite value is expected")
+    else:
+        fin = off & np.isfinite(a) & np.isfinite(e)
+        how = _magnitude(a[fin], e[fin])
+        if how:
+            parts.append(how + (" there" if e.size > 1 else ""))
+    if not parts:
+        return f"Where it is off: {subject} is not the expected value."
+    return f"Where it is off: {subject} is " + "; ".join(parts) + "."
+
+
 def shown(actual, expected, rtol: float, atol: float, calls, holds) -> Shown:
     """The Shown of a failed comparison of ``actual`` with ``expected``; ``calls``: the test's
     (name, args, kwargs, value) in order; ``holds(value, actual)``: whether ``actual`` is (part of)
     the answer ``value``."""
-    call = next((call_text(n, a, k) for n, a, k, v in reversed(list(calls)) if holds(v, actual)), "")
+    holder = next(((n, a, k) for n, a, k, v in reversed(list(calls)) if holds(v, actual)), None)
+    call = call_text(*holder) if holder is not None else ""
     path, a, e = _first_off(actual, expected, rtol, atol)
-    return Shown(yours=brief(a), expected=brief(e), call=call, item=path, where=where_off(a, e, rtol, atol))
+    try:
+        lead = lead_of(holder[0] if holder is not None else "", path, a, e, rtol, atol)
+    except Exception:  # noqa: BLE001 - a lead is a bonus; never lose the comparison to it
+        lead = ""
+    return Shown(yours=brief(a), expected=brief(e), call=call, item=path, where=where_off(a, e, rtol, atol),
+                 lead=lead, reference=numbers(expected, MAX_REFERENCE))

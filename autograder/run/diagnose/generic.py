@@ -189,6 +189,90 @@ def _at_an_end(x) -> bool:
     return any(v in SPECIAL for v in ends)
 
 
+def _broadcast_entries(cat, name, calls, pairs):
+    """Per leaf of each answer: (off, {argument: its value at each entry}) where ``off`` marks the
+    entries that are nan or inf where the expected one is finite, an argument's value read at an
+    entry where it broadcasts to the answer's shape (a number everywhere; an array that does not
+    broadcast is left out), random seeds left out. None where an answer's structure differs."""
+    out = []
+    for i, a, e in pairs:
+        args, passed = _arguments(cat, name, calls[i])
+        args = {p: x for p, x in args.items() if p in passed and not RANDOM.search(p)}
+        for _, x, y in _leaves(a, e):
+            if x is None or x.shape != y.shape or y.size > 1_000_000:
+                continue
+            with np.errstate(all="ignore"):
+                off = ~np.isfinite(x) & np.isfinite(y)
+            values, unmapped = {}, {}
+            for p, x_arg in args.items():
+                arr = _numeric(x_arg)
+                if arr is None or not arr.size:
+                    continue
+                try:
+                    values[p] = np.broadcast_to(arr.astype(float).ravel()[0] if arr.size == 1 else arr.astype(float),
+                                                y.shape)
+                except ValueError:
+                    unmapped[p] = arr
+            out.append((off, values, unmapped))
+    return out
+
+
+def _at_limit(cat, name, calls, pairs) -> bool:
+    """Whether every entry of the answers that is nan or inf where the expected one is finite sits
+    at a limit point: an argument of its call at -1, 0 or 1 where that entry is computed (a number;
+    an array that broadcasts to the answer's shape, read at that entry; an array that does not,
+    at its smallest or largest entry), a random seed not counting. Arithmetic (0 log 0, 0/0, the
+    log of 0) gives a non-finite value there; a branch that returns one at an ordinary input is
+    another mistake, and no such entry is a limit point."""
+    entries = _broadcast_entries(cat, name, calls, pairs)
+    if not any(np.any(off) for off, _, _ in entries):
+        return False
+    for off, values, unmapped in entries:
+        if not np.any(off):
+            continue
+        at = np.zeros(off.shape, dtype=bool)
+        for v in values.values():
+            at |= np.isin(v, SPECIAL)
+        if any(_at_an_end(arr) for arr in unmapped.values()):
+            at |= True
+        if not np.all(at[off]):
+            return False
+    return True
+
+
+def _nonfinite_region(cat, name, calls, pairs) -> dict | None:
+    """Where the answers are nan or inf and the expected ones finite, in words that show no input:
+    {"p", "region"} with region "value" (every such entry, and no other, has ``p`` at one of
+    -1, 0, 1: ``values``), "largest" or "smallest" (they have the largest or the smallest ``p`` of
+    the test), "positive" or "negative"; None where no argument sets them apart."""
+    bad: dict[str, list] = {}
+    fine: dict[str, list] = {}
+    names: set = set()
+    entries = _broadcast_entries(cat, name, calls, pairs)
+    for _off, values, _ in entries:
+        names |= set(values)
+    for off, values, _ in entries:
+        for p in names:
+            if p not in values:  # not read at every entry: not a region of it
+                bad.setdefault(p, []).append(np.array([np.nan]))
+                continue
+            bad.setdefault(p, []).append(values[p][off])
+            fine.setdefault(p, []).append(values[p][~off])
+    for p in sorted(names):
+        u = np.concatenate(bad.get(p) or [np.array([])])
+        v = np.concatenate(fine.get(p) or [np.array([])])
+        if not u.size or not v.size or not (np.all(np.isfinite(u)) and np.all(np.isfinite(v))):
+            continue
+        su = set(u.tolist())
+        if su <= set(SPECIAL) and not su & set(v.tolist()):
+            return {"p": p, "region": "value", "values": sorted(su)}
+        if u.min() > v.max():
+            return {"p": p, "region": "positive" if u.min() > 0 >= v.max() else "largest"}
+        if u.max() < v.min():
+            return {"p": p, "region": "negative" if u.max() < 0 <= v.min() else "smallest"}
+    return None
+
+
 def _isolated(points, p: str) -> bool:
     """Whether a right input and a wrong one differ in the argument ``p`` alone, every other
     argument the same: the counterfactual that isolates ``p`` as the deciding one."""
@@ -369,10 +453,13 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> Diagnosis | N
             cut = _threshold(points)
         if cut:
             return found(Found.NONFINITE, p=cut[0])
-        # arithmetic advice (0 log 0, 0/0) only at a limit point: every input with a nan or inf
-        # where a finite value is expected has an argument at -1, 0 or 1 (or an array ending there)
-        limit = all(pt.ends for pt in points if np.any(~np.isfinite(pt.a) & np.isfinite(pt.e)))
-        return found(Found.NONFINITE, p=None) if limit else found(Found.NONFINITE, branch=True)
+        # arithmetic advice (0 log 0, 0/0) only at a limit point: every entry that is nan or inf
+        # where a finite value is expected sits at an argument at -1, 0 or 1 (``_at_limit``); an
+        # infinity a branch returns at an ordinary input gets the region it answers in instead
+        if _at_limit(cat, name, calls, pairs):
+            return found(Found.NONFINITE, p=None)
+        region = _nonfinite_region(cat, name, calls, pairs)
+        return found(Found.NONFINITE, branch=True, **(region or {}))
     # 3. an argument ignored: correct at its default value only (before the factor: a kernel
     #    linear in sigma_w is off by a constant factor when sigma_w is ignored)
     ignored = _ignored_argument(cat, name, calls, [i for i, _, _ in pairs], [i for i, _, _ in bad], rtol, atol)
@@ -381,8 +468,9 @@ def _function_diagnosis(cat, name, calls, idx, ref, rtol, atol) -> Diagnosis | N
     only = _default_only(cat, name, calls, [i for i, _, _ in good], [i for i, _, _ in bad])
     if only:
         return found(Found.DEFAULT_ONLY, p=only)
-    if _same_draws(cat, name, calls, bad):
-        return found(Found.SAME_DRAWS)
+    draws = _same_draws(cat, name, calls, bad)
+    if draws:
+        return found(Found.SAME_DRAWS, **({"how": "steps"} if draws == "steps" else {}))
     unused = _unused(cat, name, calls, pairs, rtol, atol)
     if unused:
         return found(Found.UNUSED, p=unused)
@@ -860,21 +948,44 @@ def repeated_slices(a: np.ndarray, e: np.ndarray) -> bool:
     return False
 
 
-def _same_draws(cat, name, calls, bad) -> bool:
-    """A function that draws random numbers (an argument named like rng or seed) whose wrong
-    answers each repeat one slice along an axis of three or more (``repeated_slices``), on at
-    least one wrong call, every wrong call so."""
-    if not bad:
+def repeated_steps(a: np.ndarray, e: np.ndarray) -> bool:
+    """The increments of ``a`` along some axis (three steps or more, across three entries or more)
+    all proportional to one vector, where those of ``e`` are not: a simulation whose every step
+    draws the same random numbers (its noise the same vector each step, its paths then a
+    deterministic recurrence), where fresh draws give increments of full rank."""
+    if a.shape != e.shape or a.ndim < 2 or not np.all(np.isfinite(a)) or not np.all(np.isfinite(e)):
         return False
+    for axis, n in enumerate(a.shape):
+        rest = a.size // n
+        if n < 4 or rest < 3 or a.size > 4_000_000:
+            continue
+        da = np.moveaxis(np.diff(a, axis=axis), axis, 0).reshape(n - 1, rest)
+        de = np.moveaxis(np.diff(e, axis=axis), axis, 0).reshape(n - 1, rest)
+        try:
+            sa = np.linalg.svd(da, compute_uv=False)
+            se = np.linalg.svd(de, compute_uv=False)
+        except np.linalg.LinAlgError:
+            continue
+        if sa.size >= 2 and sa[0] > 0 and se[0] > 0 and sa[1] <= 1e-9 * sa[0] and se[1] > 1e-3 * se[0]:
+            return True
+    return False
+
+
+def _same_draws(cat, name, calls, bad) -> str:
+    """How a function that draws random numbers (an argument named like rng or seed) repeats its
+    draws on every wrong call, seen in its answers: "samples" (one slice repeated along an axis of
+    three or more, ``repeated_slices``), "steps" (every step's increment proportional to one
+    vector, ``repeated_steps``); "" where they are not seen repeating."""
+    if not bad:
+        return ""
     args, _ = _arguments(cat, name, calls[bad[0][0]])
     if not any(RANDOM.search(p) for p in args if not p.startswith("#")):
-        return False
-    for _, a, e in bad:
-        leaves = list(_leaves(a, e))
-        if not leaves or any(x is None for _, x, _ in leaves) or \
-                not any(repeated_slices(x, y) for _, x, y in leaves):
-            return False
-    return True
+        return ""
+    for how, seen in (("samples", repeated_slices), ("steps", repeated_steps)):
+        if all((leaves := list(_leaves(a, e))) and not any(x is None for _, x, _ in leaves)
+               and any(seen(x, y) for _, x, y in leaves) for _, a, e in bad):
+            return how
+    return ""
 
 
 def array_crash(cat, name: str, answered, raised, rtol, atol) -> Diagnosis | None:
