@@ -36,7 +36,7 @@ NAMES = {  # what else the commands use from the engine
     "SandboxUnavailable": "autograder.run.isolation:SandboxUnavailable",
     "PROCESS_WARNING": "autograder.run.isolation:PROCESS_WARNING",
     "Settings": "autograder.run.settings:Settings",
-    "format_report": "autograder.run.grading:format_report",
+    "format_report": "autograder.run.report_text:format_report",
     "SubmissionError": "autograder.run.grading:SubmissionError",
     "GraderError": "autograder.run.grading:GraderError",
     "TermRefused": "autograder.cohort.term:TermRefused",

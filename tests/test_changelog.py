@@ -1,12 +1,12 @@
 """CHANGELOG.md lists every assignment's version (issue 23, item 9): a regeneration that changes a
-version (``autograder.run.grading.assignment_version``) must add it, so a TA can tell from a grade's
+version (``autograder.run.versions.assignment_version``) must add it, so a TA can tell from a grade's
 version which course it was graded with."""
 
 import re
 
 from autograder.course.source import all_assignments
-from autograder.run.grading import assignment_version
 from autograder.run.paths import REPO
+from autograder.run.versions import assignment_version
 
 
 def listed_versions(text: str) -> set[tuple[str, str]]:

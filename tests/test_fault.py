@@ -105,7 +105,8 @@ def test_every_view_names_the_function_at_fault(partial, monkeypatch):
     the pages, Gradescope's results, ``pdl grade``'s table and the points by function show."""
     from autograder.cohort.pages import feedback_html, feedback_markdown, mistake_groups
     from autograder.gradescope.results import results
-    from autograder.run.grading import format_report, function_subtotals
+    from autograder.run.grading import function_subtotals
+    from autograder.run.report_text import format_report
 
     monkeypatch.delenv("PDL_PUBLISHED", raising=False)
     report, data, rec = partial

@@ -92,10 +92,11 @@ def test_hidden_tests_that_fail_to_import_are_a_grader_error_not_a_ctrl_c(tmp_pa
     """pytest ends a run with a collection error as INTERRUPTED, like Ctrl-C: the grader must
     say the tests failed to load (seen: a Gradescope venv without tqdm for lab7)."""
     from autograder.run import grading
+    from autograder.run.testing import LocalStudent
 
     tests = tmp_path / "grading_tests" / "fake"
     tests.mkdir(parents=True)
     (tests / "test_fake.py").write_text("import not_a_module_anywhere\n\n\ndef test_a(student):\n    pass\n")
     monkeypatch.setattr(grading, "REPO", tmp_path)
     with pytest.raises(grading.GraderError, match="failed to load(.|\n)*not_a_module_anywhere"):
-        grading.run_hidden_tests("fake", student=None, diagnose=False)
+        grading.run_hidden_tests("fake", student=LocalStudent({}), diagnose=False)

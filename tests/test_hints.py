@@ -126,7 +126,7 @@ def test_a_failing_statistical_test_says_grading_is_seeded():
 
 
 def test_the_terminal_report_names_the_isolation_only_where_it_is_not_the_default():
-    from autograder.run.grading import format_report
+    from autograder.run.report_text import format_report
     report = _report()
     report.isolation = "namespace"
     assert "isolation" not in format_report(report)

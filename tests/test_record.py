@@ -6,7 +6,7 @@ import signal
 
 from autograder.cohort.record import CohortSummary, Record
 from autograder.run.channel import Worker
-from autograder.run.grading import _killed
+from autograder.run.proxy import killed as _killed
 from autograder.run.record import Answer, Check, Evidence, Fault, FunctionSubtotal, GradeReport, Kind, TestResult
 
 

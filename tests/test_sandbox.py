@@ -620,7 +620,7 @@ def test_no_silent_fallback_to_account_isolation(monkeypatch, write_nb, stub_nb,
     would work (as where `pdl validate` once created the account): grading refuses unless account
     isolation is chosen, and the report then says which isolation it used."""
     from autograder.cli import main as pdl
-    from autograder.run.grading import format_report
+    from autograder.run.report_text import format_report
 
     refusal = "unshare: unshare failed: Operation not permitted"
     monkeypatch.delenv("PDL_ISOLATION", raising=False)

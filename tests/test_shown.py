@@ -16,9 +16,9 @@ from autograder.course.generate import module_text
 from autograder.course.inprocess import grade_code
 from autograder.course.source import load
 from autograder.gradescope.results import results
-from autograder.run.carry import holds
 from autograder.run.diagnose.catalogue import Call, catalogue
 from autograder.run.grading import grade
+from autograder.run.ledger import holds
 from autograder.run.mistakes import read_mistakes
 from autograder.run.notebook import code_cell
 from autograder.run.record import Kind, TestResult

@@ -10,7 +10,7 @@ import sys
 from conftest import EXEMPLAR
 
 from autograder.course import refinputs
-from autograder.run import grading
+from autograder.run import grading, ledger
 from autograder.run.grading import grade
 from autograder.run.notebook import code_cell, with_cells
 from autograder.run.paths import REPO
@@ -157,10 +157,10 @@ def test_inputs_carrying_a_students_answer_are_never_replayed():
     import numpy as np
 
     value = {"w": np.ones(3), "b": [2.5, np.zeros(2)]}
-    ids = grading._identities(value)
+    ids = ledger.identities(value)
     assert id(value["w"]) in ids and id(value["b"][1]) in ids and id(value["b"]) in ids
     assert ids[id(value["w"])] is value["w"]  # kept alive: no id of it is reused during the test
-    assert not grading._identities(7) and not grading._identities("text")
+    assert not ledger.identities(7) and not ledger.identities("text")
 
 
 def test_a_hostile_answer_costs_the_grader_no_more_memory_than_a_correct_one(write_nb, correct_nb):

@@ -140,15 +140,15 @@ def test_validate_names_a_solution_notebook_of_another_year_as_stale(monkeypatch
 def test_assignment_version_changes_with_grading_code_not_with_docstrings_or_comments(tmp_path, monkeypatch):
     """A resumed cohort is regraded only when a grade can change: edits of docstrings, comments
     and layout keep the version; a tolerance, a points value or a parameter changes it."""
-    import autograder.run.grading as grading
+    import autograder.run.versions as versions
 
     for folder in ("grading_tests", "solutions"):
         shutil.copytree(REPO / folder / "ex2_1_cumulants", tmp_path / folder / "ex2_1_cumulants")
-    monkeypatch.setattr(grading, "REPO", tmp_path)
+    monkeypatch.setattr(versions, "REPO", tmp_path)
     tests = tmp_path / "grading_tests" / "ex2_1_cumulants" / "test_ex2_1_cumulants.py"
     module = tmp_path / "solutions" / "ex2_1_cumulants" / "__init__.py"
     original = {p: p.read_text() for p in (tests, module)}
-    base = grading.assignment_version("ex2_1_cumulants")
+    base = versions.assignment_version("ex2_1_cumulants")
     assert base.startswith(f"{THIS}.")
 
     def version_after(path, old, new):
@@ -156,7 +156,7 @@ def test_assignment_version_changes_with_grading_code_not_with_docstrings_or_com
         assert old in text, old
         path.write_text(text.replace(old, new, 1))
         try:
-            return grading.assignment_version("ex2_1_cumulants")
+            return versions.assignment_version("ex2_1_cumulants")
         finally:
             path.write_text(original[path])
 

@@ -34,9 +34,10 @@ from tqdm import tqdm
 from autograder.cohort.layouts import Submission, discover, file_hash, safe_extract
 from autograder.cohort.record import CohortSummary, Record
 from autograder.course.source import known_assignment
-from autograder.run.grading import assignment_version, grade, warm
+from autograder.run.grading import grade, warm
 from autograder.run.isolation import SandboxUnavailable, resolve_isolation
 from autograder.run.templates import start_templates
+from autograder.run.versions import assignment_version
 
 
 def _pool_init() -> None:

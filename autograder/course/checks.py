@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.run.grading import SandboxStudent, assignment_files
+from autograder.run.grading import assignment_files
 from autograder.run.notebook import read_notebook
+from autograder.run.proxy import SandboxStudent
 
 # Inserted verbatim into release and solution notebooks (students have no `pdl` import). It is
 # what a student reads: plain code, no word of the course's tools (``release_checks`` scans it).

@@ -20,7 +20,8 @@ from autograder.run import refmemo
 from autograder.run.carry import plain
 from autograder.run.diagnose.catalogue import _FAILED, Call, catalogue
 from autograder.run.diagnose.leaks import numbers_of
-from autograder.run.grading import Ledger, run_hidden_tests
+from autograder.run.grading import run_hidden_tests
+from autograder.run.ledger import Ledger
 from autograder.run.owners import owners_of
 from autograder.run.record import TestResult
 from autograder.run.testing import LocalStudent, StudentError
@@ -238,11 +239,9 @@ class RecordingStudent(LocalStudent):
 
     def __init__(self, namespace: dict, code: str | None = None, assignment: str = ""):
         super().__init__(namespace)
-        self.ledger = Ledger()
+        self.ledger: Ledger = Ledger()
         self.history: list = []
         self._code, self._assignment = code, assignment
-        if code is None:
-            self._fresh = None
 
     def __getattr__(self, name):
         ledger = self.ledger
@@ -265,9 +264,14 @@ class RecordingStudent(LocalStudent):
     def sources(self) -> list[str]:
         return [self._code] if self._code is not None else []
 
+    @property
+    def can_copy(self) -> bool:
+        return self._code is not None
+
     @contextlib.contextmanager
-    def _fresh(self, substitute: frozenset, delegate, limit_s: float):
+    def fresh_copy(self, substitute: frozenset, delegate, limit_s: float):
         """A fresh copy: ``code`` run again into a new namespace, ``substitute`` answered by ``delegate``."""
+        assert self._code is not None  # can_copy says so
         ns = namespace_of(self._assignment, self._code)
         for name in substitute:
             def stand_in(*args, _name=name, **kwargs):

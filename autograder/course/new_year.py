@@ -39,8 +39,8 @@ import course_config
 from autograder.course.generate import generate, solution_notebook_executed
 from autograder.course.source import all_assignments
 from autograder.course.year_change import YearChange, what_new_years_change
-from autograder.run.grading import assignment_version
 from autograder.run.paths import REPO
+from autograder.run.versions import assignment_version
 
 DATE = re.compile(r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?P<rest>(?:[ T]\d{2}:\d{2}.*)?)", re.DOTALL)
 YEAR_LINE = re.compile(r"^YEAR = \d+", re.MULTILINE)

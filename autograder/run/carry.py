@@ -44,6 +44,7 @@ import numpy as np
 
 from autograder.run import messages, protocol, record, settings
 from autograder.run.diagnose.catalogue import _quiet
+from autograder.run.ledger import Trace, holds  # noqa: F401 - holds: imported from here before the split
 from autograder.run.messages import Status
 from autograder.run.protocol import roundtrip
 from autograder.run.testing import StudentError
@@ -77,51 +78,7 @@ def note(names) -> str:
     return NOTE.format(names=", ".join(names))
 
 
-# -- what a test's calls showed: whose answer failed ------------------------------------------
-class Trace:
-    """The current test's calls of the student's functions: which were called, what each
-    answered (kept by identity), and which was called last; cleared before each test."""
-
-    def __init__(self):
-        self.called: list[str] = []
-        self.answers: list[tuple[str, object]] = []
-
-    def clear(self) -> None:
-        self.called.clear()
-        self.answers.clear()
-
-    def call(self, name: str) -> None:
-        self.called.append(name)
-
-    def answer(self, name: str, value) -> None:
-        self.answers.append((name, value))
-
-    def holder(self, actual) -> str:
-        """The function whose answer ``actual`` is (or is part of), "" for none."""
-        if actual is not None:
-            for name, value in reversed(self.answers):
-                if holds(value, actual):
-                    return name
-        return ""
-
-    def culprit(self, actual=None) -> str:
-        """The function whose answer ``actual`` is (or is part of), else the one called last."""
-        return self.holder(actual) or (self.called[-1] if self.called else "")
-
-
-def holds(value, actual, depth: int = 0) -> bool:
-    """Whether ``actual`` is the answer ``value`` or a part of it (by identity, to depth 4)."""
-    if value is actual or (isinstance(actual, np.ndarray) and actual.base is not None and actual.base is value):
-        return True
-    if depth >= 4:
-        return False
-    if isinstance(value, dict):
-        return any(holds(v, actual, depth + 1) for v in list(value.values())[:1000])
-    if isinstance(value, (list, tuple)):
-        return any(holds(v, actual, depth + 1) for v in value[:1000])
-    return False
-
-
+# -- what a test's calls showed: whose answer failed (``ledger.Trace``) ------------------------
 def clues_of(exc: BaseException | None, trace: Trace | None, failed_actual, graded, owner: str = "") -> record.Clues:
     """What a failed test showed of whose fault it is (``record.decide`` weighs it): the function
     whose call raised (where its own code raised, when that is a graded function), else the graded
@@ -264,14 +221,14 @@ class Failure:
 
 def rerun(failure: Failure, fresh_copy, reference, substitute: frozenset, limit_s: float) -> Outcome:
     """``failure``'s test on a fresh copy of the notebook with ``substitute`` answered by the
-    reference. ``fresh_copy(substitute, delegate, limit_s)``: a context manager giving the copy."""
+    reference. ``fresh_copy(substitute, delegate, limit_s)``: a context manager giving the copy
+    (``student.GradedStudent.fresh_copy``)."""
     delegate = Delegate(reference, substitute)
     allowance = Allowance(limit_s)  # CPU time, the grader's and the copy's: the same credits at any load
     try:
         with _quiet(limit_s), fresh_copy(substitute, delegate, limit_s) as fresh:
-            # a sandboxed copy's own process (looked up on its class: the proxy answers any name)
-            cpu_of = getattr(type(fresh), "cpu_seconds", None)
-            allowance.count((lambda: cpu_of(fresh)) if cpu_of is not None else None)
+            # a sandboxed copy's own process (``GradedStudent.cpu_seconds``; None in this process)
+            allowance.count((lambda: fresh.cpu_seconds() or 0.0) if fresh.cpu_seconds() is not None else None)
             failure.run(Replaced(fresh, delegate, allowance))
     except KeyboardInterrupt:
         raise

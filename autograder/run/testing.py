@@ -19,6 +19,7 @@ import pytest
 
 import course_config
 from autograder.run.protocol import Fn, ProtocolError, roundtrip
+from autograder.run.student import StudentBase
 
 __all__ = ["points", "assert_close", "rng_for", "Fn", "StudentError", "LocalStudent", "student"]
 
@@ -149,8 +150,9 @@ def _assert_close(actual, expected, rtol: float, atol: float, name: str):
         raise AssertionError(f"{name}: wrong infinite value")
 
 
-class LocalStudent:
-    """The student's functions from a namespace (a notebook's globals or a module)."""
+class LocalStudent(StudentBase):
+    """The student's functions from a namespace (a notebook's globals or a module), called in this
+    process (a ``student.GradedStudent`` with its defaults: no ledger, no copies)."""
 
     def __init__(self, namespace: dict):
         self._ns = namespace
