@@ -45,6 +45,7 @@ NAMES = {  # what else the commands use from the engine
     "year_total_line": "autograder.course.year_change:total_line",
     "check_course": "autograder.run.schema:check_course",
     "SettingsError": "autograder.run.schema:SettingsError",
+    "NewerFormat": "autograder.run.record:NewerFormat",
 }
 
 
@@ -395,6 +396,9 @@ def main(argv=None) -> int:
         print(f"pdl: {exc}. Nothing was done.", file=sys.stderr)
         return 2
     except engine("SandboxUnavailable") as exc:  # looked up second: it imports the sandbox (and numpy)
+        print(f"pdl: {exc}", file=sys.stderr)
+        return 2
+    except engine("NewerFormat") as exc:  # a record of a newer engine: not read, not graded over
         print(f"pdl: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

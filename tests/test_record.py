@@ -94,3 +94,31 @@ def test_a_public_check_is_data_and_one_still_to_implement_is_told_by_a_flag():
                                             ["eps decreases", False, "not yet: implement eps first"],
                                             ["R in [0, 1]", False, "AssertionError: R = 1.5"]]}).checks
     assert old == checks
+
+
+def test_reports_and_records_carry_their_format_and_a_newer_one_is_refused(tmp_path):
+    """Format 2 is written; a file without "format" is format 1 and reads; a newer one is refused
+    with a reason that says to upgrade, and a cohort does not take it for a damaged record (which
+    it would grade again, over the newer engine's file)."""
+    import pytest
+
+    from autograder.cohort.grade import read_record
+    from autograder.run.record import FORMAT, NewerFormat
+
+    report = GradeReport(assignment="a", submission="s.ipynb", score=1.0, max_score=1.0,
+                         tests=[TestResult("t", 1.0, 1.0, True, "ok", kind=Kind.PASS)])
+    rec = Record(assignment="a", submission="s.ipynb", student="ada")
+    assert FORMAT == 2 and report.to_dict()["format"] == 2 and rec.to_dict()["format"] == 2
+    assert GradeReport.from_dict(json.loads(json.dumps(report.to_dict()))) == report
+    old = {k: v for k, v in report.to_dict().items() if k != "format"}
+    assert GradeReport.from_dict(old) == report  # format 1: no key
+    assert Record.from_dict({k: v for k, v in rec.to_dict().items() if k != "format"}) == rec
+    for newer in (report.to_dict(), rec.to_dict()):
+        with pytest.raises(NewerFormat, match=r"format 3.*newer version.*upgrade the engine"):
+            type(report).from_dict({**newer, "format": FORMAT + 1})
+    path = tmp_path / "ada.json"
+    path.write_text(json.dumps({**rec.to_dict(), "format": FORMAT + 1}))
+    with pytest.raises(NewerFormat, match="record is in format 3"):
+        read_record(path)
+    path.write_text(json.dumps(rec.to_dict()))
+    assert read_record(path) == rec

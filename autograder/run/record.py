@@ -464,6 +464,29 @@ class FunctionSubtotal:
         return cls(**{"function": "", **_known(cls, data)})
 
 
+# The format of a report's JSON (``pdl grade --json``) and of a cohort's record files
+# (``<out>/records/<student>.json``, ``cohort.record.Record``): its key "format". A file without
+# one is format 1 (before the key) and still reads; one newer than this engine is refused.
+FORMAT = 2
+
+
+class NewerFormat(Exception):
+    """A report or record written by a newer engine (its ``format`` above ``FORMAT``): refused, never
+    read as damaged (a cohort would grade it again over the newer engine's record)."""
+
+
+def check_format(data: dict, what: str = "report") -> int:
+    """``data``'s format (1 where it names none); ``NewerFormat`` where this engine cannot read it."""
+    found = data.get("format", 1)
+    if not isinstance(found, int) or isinstance(found, bool) or found < 1:
+        raise ValueError(f"this {what} has no readable format ({found!r})")
+    if found > FORMAT:
+        raise NewerFormat(f"this {what} is in format {found}, written by a newer version of the grading engine; "
+                          f"this one reads formats up to {FORMAT}: upgrade the engine (pip install -U the course's "
+                          "`pdl`, or pull the course repository and run scripts/setup.sh)")
+    return found
+
+
 @dataclass
 class GradeReport:
     assignment: str
@@ -495,10 +518,12 @@ class GradeReport:
         return any(t.error == "invalid_notebook" for t in self.tests)
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "tests": [t.to_dict() for t in self.tests]}
+        return {"format": FORMAT, **asdict(self), "tests": [t.to_dict() for t in self.tests]}
 
     @classmethod
     def from_dict(cls, data: dict) -> GradeReport:
+        """A report (or a cohort's record) from its JSON, of any format up to ``FORMAT``."""
+        check_format(data, "record" if cls is not GradeReport else "report")
         data = {"assignment": "", "submission": "", **_known(cls, data)}
         return cls(**{**data, "tests": [TestResult.from_dict(t) for t in data.get("tests") or []],
                       "manual": [Answer.from_dict(m) for m in data.get("manual") or []],
