@@ -2,7 +2,7 @@
 
 Three conversations, each one JSON object per line (``autograder.run.protocol``):
 
-- **grader ↔ student's process** (``run/channel.py`` and ``run/grading.py`` ↔ ``run/worker.py``):
+- **grader ↔ student's process** (``run/channel.py`` and ``run/proxy.py`` ↔ ``run/worker.py``):
   requests carry an ``op`` (``Op``) and an ``id``; the process answers with a ``status``
   (``Status``) or, while it works, says an ``event`` (``Event``). An ``Op.ANSWER`` goes back to
   it only after its ``Event.DELEGATE`` (error carried forward: ``run/carry.py``).
