@@ -230,9 +230,10 @@ def cmd_validate(args) -> int:
     for key in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(key, "1")
     ids = _assignments(args.ids, args.all, args.module)
+    quick = dict(otter=False, mutants=0, gradescope=False, quick_carry=True, stable=False) if args.quick else {}
+    options = dict(otter=not args.no_otter, mutants=args.mutants, gradescope=not args.no_gradescope, seeds=args.seeds)
     ok = engine("validate")(ids, workers=args.workers if len(ids) > 1 else 1, progress=len(ids) > 1,
-                       otter=not args.no_otter, mutants=args.mutants, gradescope=not args.no_gradescope,
-                       seeds=args.seeds)
+                            **{**options, **quick})
     return 0 if ok else 1
 
 
@@ -358,6 +359,9 @@ def main(argv=None) -> int:
     p.add_argument("ids", nargs="*")
     p.add_argument("--all", action="store_true")
     p.add_argument("--module", help="a group of assignments from course_config.MODULES (e.g. day_b6)")
+    p.add_argument("--quick", action="store_true",
+                   help="while editing: no mutants, otter run, Gradescope simulation or re-execution, and the "
+                        "error-carried-forward checks on one pair of functions (the test suite's setting)")
     p.add_argument("--no-otter", action="store_true", help="skip the otter parity run")
     p.add_argument("--no-gradescope", action="store_true",
                    help="skip the Gradescope simulation (the zip's own venv and run_autograder)")

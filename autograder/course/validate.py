@@ -31,6 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -240,13 +241,30 @@ def validate(assignment: str, otter: bool = True, mutants: int = 30, log=print,
 def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool, seeds: int, gradescope_cases,
               quick_carry: bool = False, stable: bool = True, baseline: Baseline | None = None) -> bool:
     ok = True
+    spent: list[tuple[float, str]] = []  # (seconds since the line before, the line's first words)
+    clock = [time.monotonic()]
 
     def line(good: bool, text: str):
         nonlocal ok
         ok &= good
+        now = time.monotonic()
+        spent.append((now - clock[0], " ".join(text.split()[:6])))
+        clock[0] = now
         log(f"  {'ok  ' if good else 'FAIL'}  {text}")
 
     log(f"{assignment}")
+    try:
+        _checks(assignment, otter, mutants, log, gradescope, seeds, gradescope_cases, quick_carry, stable,
+                baseline, line)
+        return ok
+    finally:  # where the time went: the slowest checks, for an instructor waiting on them
+        slowest = sorted(spent, reverse=True)[:3]
+        log(f"  info  {sum(s for s, _ in spent):.0f} s of checks; slowest: "
+            + "; ".join(f"{what} ({seconds:.0f} s)" for seconds, what in slowest))
+
+
+def _checks(assignment: str, otter: bool, mutants: int, log, gradescope: bool, seeds: int, gradescope_cases,
+            quick_carry: bool, stable: bool, baseline: Baseline | None, line) -> None:
     bad = stale(assignment)
     line(not bad, "generated files are fresh" if not bad else f"stale, run `pdl generate {assignment}`: {bad}")
     if not solution_notebook_executed(assignment):
@@ -317,7 +335,6 @@ def _validate(assignment: str, otter: bool, mutants: int, log, gradescope: bool,
             line(simulate.check_simulation(assignment, zip_path, venv, Path(tmp) / "gradescope", log=log,
                                            cases=gradescope_cases),
                  "Gradescope simulation: the zip's own environment and run_autograder agree with pdl grade")
-    return ok
 
 
 def _where_in_source(assignment: str, text: str) -> str:
