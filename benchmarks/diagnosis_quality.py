@@ -43,12 +43,20 @@ def main() -> int:
                     help="the unseen-mistakes corpus, against the verdicts in benchmarks/unseen_mistakes/judged.csv")
     ap.add_argument("--corpus", default=None,
                     help="with --unseen: another corpus folder in the same format (benchmarks/heldout_mistakes)")
+    ap.add_argument("--words", choices=["told", "lead", "both"], default="both",
+                    help="with --unseen: judge the told text (judged.csv), the lead a student reads before "
+                         "publication (judged_lead.csv), or both, each reported apart (default)")
     args = ap.parse_args()
     if args.unseen:
         start = time.monotonic()
-        result = unseen_report(args.assignments, corpus=Path(args.corpus) if args.corpus else CORPUS)
+        graded: dict = {}  # graded once, judged in both words
+        misleading = False
+        for words in (("told", "lead") if args.words == "both" else (args.words,)):
+            result = unseen_report(args.assignments, corpus=Path(args.corpus) if args.corpus else CORPUS,
+                                   words=words, graded=graded)
+            misleading |= bool(result["misleading"])
         print(f"({time.monotonic() - start:.0f} s)")
-        return 1 if result["misleading"] else 0
+        return 1 if misleading else 0
     modes = ("normal", "loo") if args.mode == "both" else (args.mode,)
     start = time.monotonic()
     judged = report(args.assignments or all_assignments(), modes)

@@ -43,6 +43,9 @@ FIELDS = ("assignment", "mistake", "kind", "function", "verdict", "reason", "dia
 KINDS = {"factor", "term", "transpose", "ignored-arg", "reseed", "bessel", "array-crash", "branch",
          "off-by-one", "concept", "upstream"}
 HEADER = re.compile(r"^# %% mistake: (.+)$", re.M)
+# a test message that says only that the answer is off (what the student reads with no lead)
+BARE = re.compile(r"differs from the expected value\W*$|\bdiffers\W*$", re.IGNORECASE)
+WORDS = ("told", "lead")  # the catalogued rule text, and what a student reads before publication
 
 
 def corpus_files(assignments=(), corpus: Path = CORPUS) -> list[Path]:
@@ -104,23 +107,32 @@ class Graded:
     truth: str
     failing: list = field(default_factory=list)  # [(test, message, diagnosis)] of the failing tests
     error: str = ""                               # the grader itself failed
+    # the same tests in the words a student reads before publication: [(test, message, lead)]
+    # (``TestResult.message_before_publication``, ``TestResult.hint(tell=False)``)
+    first_reading: list = field(default_factory=list)
 
-    @property
-    def hints(self) -> list[str]:
-        """The distinct diagnoses shown on its failing tests, in the order of the tests."""
+    def hints(self, words: str = "told") -> list[str]:
+        """The distinct diagnoses shown on its failing tests, in the order of the tests, in the
+        told words (the catalogued rule text: the TA's, and the student's after publication) or the
+        ``lead`` (what the student reads first)."""
         out: list[str] = []
-        for _, _, d in self.failing:
+        for _, _, d in (self.first_reading if words == "lead" else self.failing):
             if d and d not in out:
                 out.append(d)
         return out
 
-    @property
-    def diagnosis(self) -> str:
-        return "\n".join(self.hints)
+    def diagnosis(self, words: str = "told") -> str:
+        return "\n".join(self.hints(words))
+
+    def sha(self, words: str = "told") -> str:
+        return diagnosis_sha(self.diagnosis(words))
 
     @property
-    def sha(self) -> str:
-        return diagnosis_sha(self.diagnosis)
+    def bare(self) -> bool:
+        """What the student reads first says no more than that an answer differs: no lead on any
+        failing test, and every failing test's message only "differs"."""
+        return bool(self.first_reading) and not self.hints("lead") and all(
+            BARE.search(m or "") for _, m, _ in self.first_reading)
 
 
 def grade(assignment: str, corpus: Path = CORPUS) -> list[Graded]:
@@ -134,7 +146,10 @@ def grade(assignment: str, corpus: Path = CORPUS) -> list[Graded]:
         except Exception as e:  # noqa: BLE001 - the grader itself broke: reported, not judged
             g.error = f"{type(e).__name__}: {e}"
         else:
-            g.failing = [(r.name, r.message, r.diagnosis) for r in results if not r.passed or r.diagnosis]
+            shown = [r for r in results if not r.passed or r.diagnosis]
+            g.failing = [(r.name, r.message, r.diagnosis) for r in shown]
+            g.first_reading = [(r.name, getattr(r, "message_before_publication", r.message), r.hint(False))
+                               for r in shown]
         out.append(g)
     return out
 
@@ -156,20 +171,34 @@ def _print(*args) -> None:
     print(*args, flush=True)
 
 
-def report(assignments=(), log=_print, judged_path: Path | None = None, corpus: Path = CORPUS) -> dict:
-    """Grade the corpus (``corpus``: a folder in this format), look each cell's verdict up (in
-    ``judged_path``, by default the corpus's judged.csv) and print the counts per assignment and
-    in total, every misleading diagnosis with its reason, and the cells to judge (again).
-    Returns {"counts": {verdict: n}, "misleading": [...], "to_judge": [...], "cells": n}."""
-    judged = read_judged(judged_path or Path(corpus) / "judged.csv")
+def judged_file(corpus: Path, words: str) -> Path:
+    """Where a corpus's verdicts on ``words`` are kept: judged.csv (told), judged_lead.csv (lead)."""
+    return Path(corpus) / ("judged.csv" if words == "told" else f"judged_{words}.csv")
+
+
+def report(assignments=(), log=_print, judged_path: Path | None = None, corpus: Path = CORPUS,
+           words: str = "told", graded: dict | None = None) -> dict:
+    """Grade the corpus (``corpus``: a folder in this format; ``graded``: {assignment: [Graded]}
+    where already graded), look each cell's verdict on ``words`` up (``told``: the catalogued
+    rule text; ``lead``: what a student reads before publication; in ``judged_path``, by default
+    ``judged_file``) and print the counts per assignment and in total, every misleading diagnosis
+    with its reason, and the cells to judge (again); for the lead, how many cells read a bare
+    "differs". Returns {"counts": {verdict: n}, "misleading": [...], "to_judge": [...], "cells": n, "bare": n}."""
+    judged = read_judged(judged_path or judged_file(corpus, words))
     everything: list[str] = []
     misleading, to_judge = [], []
-    log(f"{'assignment':28s} {'cells':>5s}  verdicts (judged cells)")
+    bare = total = 0
+    log(f"{'assignment':28s} {'cells':>5s}  verdicts on the {words} words (judged cells)")
     for path in corpus_files(assignments, corpus):
         mine: list[str] = []
-        for g in grade(path.stem, corpus):
+        cells_here = graded[path.stem] if graded is not None and path.stem in graded else grade(path.stem, corpus)
+        if graded is not None:
+            graded[path.stem] = cells_here
+        for g in cells_here:
+            total += 1
+            bare += g.bare
             row = judged.get((g.assignment, g.mistake))
-            if g.error or row is None or row["diagnosis_sha"] != g.sha:
+            if g.error or row is None or row["diagnosis_sha"] != g.sha(words):
                 to_judge.append((g, row))
                 continue
             mine.append(row["verdict"])
@@ -178,16 +207,19 @@ def report(assignments=(), log=_print, judged_path: Path | None = None, corpus: 
         everything += mine
         log(f"{path.stem:28s} {len(mine):5d}  {_counts(mine)}")
     log(f"{'TOTAL':28s} {len(everything):5d}  {_counts(everything)}")
+    if words == "lead":
+        log(f"BARE 'differs' (no lead, every failing test's message only 'differs'): {bare} of {total} cells"
+            f" ({bare / total if total else 0:.0%})")
     for g, row in misleading:
         log(f"MISLEADING {g.assignment}:{g.mistake} ({g.kind}; {g.function}): {row['reason']}")
     for g, row in to_judge:
         why = ("the grader failed: " + g.error if g.error else "not judged" if row is None
                else f"diagnosis changed since judged ({row['verdict']})")
-        log(f"TO JUDGE AGAIN {g.assignment}:{g.mistake} sha {g.sha} ({why})")
+        log(f"TO JUDGE AGAIN {g.assignment}:{g.mistake} sha {g.sha(words)} ({why})")
         log(f"    function: {g.function}; kind: {g.kind}")
         log(f"    truth: {g.truth}")
-        for test, message, diagnosis in g.failing:
+        for test, message, diagnosis in (g.first_reading if words == "lead" else g.failing):
             log(f"    {test}: {diagnosis or '(no diagnosis)'}")
             log(f"        message: {(message or '').splitlines()[0][:200] if message else ''}")
     return {"counts": {v: everything.count(v) for v in VERDICTS}, "cells": len(everything),
-            "misleading": misleading, "to_judge": to_judge}
+            "misleading": misleading, "to_judge": to_judge, "bare": bare}
