@@ -191,13 +191,14 @@ class Collector:
             pts = points_of(item.function)
             desc = _describe(item)
             owner = self._owners.get(item.name, ("", pts))[0]
+            secrets = redact.secrets_of(self.ledger, self._failed)  # before the diagnosis clears the ledger
             if rep.passed:
-                self.results.append(TestResult(item.name, pts, pts, True, desc, function=owner, kind=Kind.PASS))
+                self.results.append(TestResult(item.name, pts, pts, True, desc, function=owner, kind=Kind.PASS,
+                                               secrets=secrets))
             else:
                 exc = call.excinfo.value if call.excinfo else None
                 msg, detail = _reason(call.excinfo) if call.excinfo else ("skipped", "")
                 clues = carry.clues_of(exc, self._trace, self._failed_actual, self._graded, owner)
-                secrets = redact.secrets_of(self.ledger, self._failed)  # before the diagnosis clears the ledger
                 diagnoses, note = self._diagnosis(call.excinfo) if rep.when == "call" else ([], "")
                 self._evidence[item.name] = (clues, tuple(diagnoses))
                 error = exc.kind if isinstance(exc, StudentError) else ""

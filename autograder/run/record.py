@@ -278,9 +278,9 @@ class TestResult:
         msg = self.message
         if any(d.kind is Found.SAME_DRAWS for d in self.diagnoses):
             msg = STEP_ADVICE.sub("", msg)
-        if published or self.passed:
+        if published:
             return msg
-        return redact.redact(msg, self.secrets or (), loose=self.secrets is None)
+        return redact.redact(msg, self.secrets or (), loose=self.secrets is None and not self.passed)
 
     @property
     def message_before_publication(self) -> str:

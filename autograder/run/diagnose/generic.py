@@ -244,7 +244,8 @@ def _nonfinite_region(cat, name, calls, pairs) -> dict | None:
     """Where the answers are nan or inf and the expected ones finite, in words that show no input:
     {"p", "region"} with region "value" (every such entry, and no other, has ``p`` at one of
     -1, 0, 1: ``values``), "largest" or "smallest" (they have the largest or the smallest ``p`` of
-    the test), "positive" or "negative"; None where no argument sets them apart."""
+    the test), "positive" or "negative", with ``MIN_SIDE`` entries or more that are nan or inf and
+    as many distinct values of ``p`` where the answer is finite; None where no argument sets them apart."""
     bad: dict[str, list] = {}
     fine: dict[str, list] = {}
     names: set = set()
@@ -264,6 +265,8 @@ def _nonfinite_region(cat, name, calls, pairs) -> dict | None:
         if not u.size or not v.size or not (np.all(np.isfinite(u)) and np.all(np.isfinite(v))):
             continue
         su = set(u.tolist())
+        if u.size < MIN_SIDE or len(set(v.tolist())) < MIN_SIDE:  # a region needs inputs on each side
+            continue
         if su <= set(SPECIAL) and not su & set(v.tolist()):
             return {"p": p, "region": "value", "values": sorted(su)}
         if u.min() > v.max():
