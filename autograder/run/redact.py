@@ -105,7 +105,7 @@ def redact(text: str, secrets, loose: bool = False) -> str:
             marked.append((s, e))
     if not marked:
         return text
-    spans = []  # (start, end, replacement), outermost calls first
+    spans: list[tuple[int, int, str]] = []  # (start, end, replacement), outermost calls first
     for m in _CALL.finditer(text):
         open_at = m.end() - 1
         close = _closing(text, open_at)
