@@ -172,7 +172,7 @@ LONG_MODULES = {
     "cohort/pages.py": 635,
     "course/generate.py": 645,
     "run/channel.py": 796,
-    "run/diagnose/generic.py": 1010,
+    "run/diagnose/generic.py": 991,
 }
 
 

@@ -39,6 +39,7 @@ import numpy as np
 from autograder.run.diagnose.catalogue import _FAILED, Call
 from autograder.run.diagnose.compare import _leaves, close
 from autograder.run.diagnose.mutants import term_mutant
+from autograder.run.diagnose.streams import repeated_steps
 from autograder.run.diagnosis import Diagnosis, Found
 from autograder.run.protocol import ProtocolError
 from autograder.run.testing import StudentError
@@ -947,29 +948,6 @@ def repeated_slices(a: np.ndarray, e: np.ndarray) -> bool:
             continue
         first_a, first_e = np.take(a, [0], axis=axis), np.take(e, [0], axis=axis)
         if np.all(a == first_a) and not np.allclose(e, first_e, rtol=1e-9, atol=1e-12, equal_nan=True):
-            return True
-    return False
-
-
-def repeated_steps(a: np.ndarray, e: np.ndarray) -> bool:
-    """The increments of ``a`` along some axis (three steps or more, across three entries or more)
-    all proportional to one vector, where those of ``e`` are not: a simulation whose every step
-    draws the same random numbers (its noise the same vector each step, its paths then a
-    deterministic recurrence), where fresh draws give increments of full rank."""
-    if a.shape != e.shape or a.ndim < 2 or not np.all(np.isfinite(a)) or not np.all(np.isfinite(e)):
-        return False
-    for axis, n in enumerate(a.shape):
-        rest = a.size // n
-        if n < 4 or rest < 3 or a.size > 4_000_000:
-            continue
-        da = np.moveaxis(np.diff(a, axis=axis), axis, 0).reshape(n - 1, rest)
-        de = np.moveaxis(np.diff(e, axis=axis), axis, 0).reshape(n - 1, rest)
-        try:
-            sa = np.linalg.svd(da, compute_uv=False)
-            se = np.linalg.svd(de, compute_uv=False)
-        except np.linalg.LinAlgError:
-            continue
-        if sa.size >= 2 and sa[0] > 0 and se[0] > 0 and sa[1] <= 1e-9 * sa[0] and se[1] > 1e-3 * se[0]:
             return True
     return False
 
