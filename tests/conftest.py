@@ -23,7 +23,8 @@ def pytest_collection_finish(session):
 
 
 # Fixtures that cost tens of seconds to build once: a test that uses one is in the slow tier.
-SLOW_FIXTURES = frozenset({"student_python", "graded_hostile_cohort", "venv", "wheel", "fresh_env"})
+SLOW_FIXTURES = frozenset({"student_python", "graded_hostile_cohort", "venv", "wheel", "fresh_env",
+                           "pages", "hostile_cohort", "planted", "registered", "wrong_report"})
 SLOW_LIST = Path(__file__).with_name("slow.txt")
 
 
