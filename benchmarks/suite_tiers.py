@@ -8,7 +8,8 @@ set-up included (quiet when installed), timed on the wall clock. Then the fast t
 coverage.py (pytest-cov, with forked children measured: `patch = fork, _exit`), which lists every
 module of `autograder/` with the share of its lines the fast tier executed: a module at 0 % is one
 the fast tier does not cover. The student's side of the sandbox (worker, messages) runs in a root
-that shows it no course file, so its lines are not recorded there; it is listed as such.
+that shows it no course file, so its lines are not recorded there; it is listed as such (the
+worker, its messages and the warm template every sandboxed grading forks from).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 # run in the student's sandboxed process only, where coverage cannot write its data
-SANDBOXED = {"autograder/run/worker.py", "autograder/run/messages.py"}
+# (the worker and its messages; the warm template the student's processes fork from, started as
+# `python -I -c "import autograder.run.template ..."` in the sandbox's root)
+SANDBOXED = {"autograder/run/worker.py", "autograder/run/messages.py", "autograder/run/template.py"}
 
 
 def timed(command: list[str], log: Path) -> tuple[float, int, str]:

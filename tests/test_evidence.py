@@ -289,7 +289,10 @@ def test_nothing_written_before_publication_shows_a_hidden_input_or_a_reference_
                 calls = [c for test, c in student.history if test == name]
                 hers = set(numbers_of([c.value for c in calls]))
                 inputs[name] = [v for c in calls for v in numbers_of([c.args, c.kwargs]) if v not in hers]
-            values = {t: reference_values(assignment, student, t) for t in inputs}
+            # a passing test's line is its description, whose numbers are course text (below): the
+            # reference is called again on the failing tests' inputs only
+            failed = {t.name for t in tests if not t.passed}
+            values = {t: reference_values(assignment, student, t) if t in failed else [] for t in inputs}
             for t in tests:
                 if not t.passed:
                     raw_leaks += bool(_found(_scrub(t.message), inputs[t.name], True))
