@@ -42,7 +42,8 @@ def timed(command: list[str], log: Path) -> tuple[float, int, str]:
 def module_coverage(tmp: Path) -> dict[str, float]:
     """{module path: share of its statements run} for the fast tier under coverage."""
     rc_file = tmp / "coveragerc"
-    rc_file.write_text("[run]\nsource = autograder\npatch = fork\n    _exit\nparallel = true\n")
+    rc_file.write_text(f"[run]\nsource = autograder\npatch = fork\n    _exit\nparallel = true\n"
+                       f"data_file = {tmp / '.coverage'}\n")  # not in the checkout
     report = tmp / "coverage.json"
     subprocess.run([str(REPO / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup",
                     "-m", "not slow", "tests", "grading_tests", f"--cov-config={rc_file}", "--cov=autograder",
