@@ -148,7 +148,7 @@ def grade(assignment: str, corpus: Path = CORPUS) -> list[Graded]:
         else:
             shown = [r for r in results if not r.passed or r.diagnosis]
             g.failing = [(r.name, r.message, r.diagnosis) for r in shown]
-            g.first_reading = [(r.name, getattr(r, "message_before_publication", r.message), r.hint(False))
+            g.first_reading = [(r.name, r.message_before_publication, r.hint(False))
                                for r in shown]
         out.append(g)
     return out
